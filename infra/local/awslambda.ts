@@ -1,0 +1,42 @@
+import { Writable } from 'node:stream';
+
+/**
+ * The two pieces of the Lambda Node.js runtime that response streaming uses, as the runtime
+ * defines them: `awslambda.streamifyResponse` marks a handler as streaming, and
+ * `awslambda.HttpResponseStream.from` writes the HTTP metadata prelude (JSON), then eight NUL bytes,
+ * before the body. The local gateway reads the same byte stream that API Gateway reads in AWS.
+ */
+export const STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
+export const PRELUDE_DELIMITER = Buffer.alloc(8);
+export const HTTP_INTEGRATION_TYPE = 'application/vnd.awslambda.http-integration-response';
+
+export interface ResponseStream extends Writable {
+  setContentType(type: string): void;
+}
+
+export type StreamingHandler = ((event: unknown, stream: ResponseStream, context: unknown) => Promise<void>) & {
+  [STREAMING]?: string;
+};
+
+const awslambda = {
+  streamifyResponse(handler: StreamingHandler): StreamingHandler {
+    handler[STREAMING] = 'response';
+    return handler;
+  },
+  HttpResponseStream: {
+    from(stream: ResponseStream, prelude: Record<string, unknown>): ResponseStream {
+      stream.setContentType(HTTP_INTEGRATION_TYPE);
+      stream.write(JSON.stringify(prelude));
+      stream.write(PRELUDE_DELIMITER);
+      return stream;
+    },
+  },
+};
+
+export const isStreamingHandler = (handler: unknown): handler is StreamingHandler =>
+  typeof handler === 'function' && (handler as StreamingHandler)[STREAMING] === 'response';
+
+/** Installs the global before any handler module is imported (middy reads it at import time). */
+export function installAwsLambdaGlobal(): void {
+  (globalThis as { awslambda?: unknown }).awslambda ??= awslambda;
+}

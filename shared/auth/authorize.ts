@@ -1,0 +1,52 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { KeyLookup } from '#shared/auth/keys.ts';
+import { HttpError } from '#shared/http/errors.ts';
+import { type TierName, tiers } from '#shared/tiers.ts';
+
+export interface AuthRequest {
+  /** Header names in lower case. */
+  headers: Record<string, string | undefined>;
+  sourceIp: string;
+}
+
+export interface AuthSettings {
+  lookupKey: KeyLookup;
+  /** Unset: no proxy secret is required. */
+  proxySecret?: string | undefined;
+}
+
+/** Who is calling, as the authorizer hands it to every handler. */
+export interface Caller {
+  tier: TierName;
+  /** Stable and not secret: a digest of the API key, or the client IP for anonymous calls. */
+  callerId: string;
+  requestsPerMinute: number;
+  keyed: boolean;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Compares two secrets in constant time, whatever their lengths. */
+export function secretsMatch(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export const keyId = (apiKey: string) => `key:${digest(apiKey).toString('hex').slice(0, 32)}`;
+
+/** The contract's authentication rules 1–3. Throws the contract's 401/403 errors. */
+export function authorize(request: AuthRequest, settings: AuthSettings): Caller {
+  const apiKey = request.headers['x-api-key'];
+  const secret = request.headers['x-marketplace-proxy-secret'];
+  if (settings.proxySecret) {
+    const secretNeeded = apiKey !== undefined || secret !== undefined;
+    if (secretNeeded && (secret === undefined || !secretsMatch(secret, settings.proxySecret))) {
+      throw new HttpError('invalid_proxy_secret', 'The x-marketplace-proxy-secret header is missing or wrong.');
+    }
+  }
+  if (apiKey === undefined) {
+    return { tier: 'free', callerId: `ip:${request.sourceIp}`, requestsPerMinute: tiers.free.requestsPerMinute, keyed: false };
+  }
+  const record = settings.lookupKey(apiKey);
+  if (!record) throw new HttpError('invalid_api_key', 'The x-api-key is unknown or revoked.');
+  return { tier: record.tier, callerId: keyId(apiKey), requestsPerMinute: record.requestsPerMinute, keyed: true };
+}

@@ -1,0 +1,28 @@
+import { isTierName, type TierName, tiers } from '#shared/tiers.ts';
+
+export interface ApiKeyRecord {
+  tier: TierName;
+  requestsPerMinute: number;
+}
+
+export type KeyLookup = (apiKey: string) => ApiKeyRecord | undefined;
+
+/**
+ * Parses `API_KEYS`: comma-separated `key:tier` or `key:enterprise:<requests per minute>`.
+ * Throws on a malformed entry so that a typo fails at start, not on a customer's request.
+ */
+export function parseApiKeys(spec: string | undefined): Map<string, ApiKeyRecord> {
+  const keys = new Map<string, ApiKeyRecord>();
+  for (const entry of (spec ?? '').split(',').map((part) => part.trim())) {
+    if (!entry) continue;
+    const [key, tier, rpm, ...rest] = entry.split(':');
+    if (!key || !isTierName(tier) || tier === 'free' || rest.length > 0) {
+      throw new Error(`API_KEYS entry "${entry.slice(0, 4)}…" must be key:pro, key:enterprise or key:enterprise:<rpm>`);
+    }
+    if (rpm !== undefined && (tier !== 'enterprise' || !/^[1-9]\d*$/.test(rpm))) {
+      throw new Error(`API_KEYS entry for tier ${tier} has an invalid requests-per-minute value`);
+    }
+    keys.set(key, { tier, requestsPerMinute: rpm ? Number(rpm) : tiers[tier].requestsPerMinute });
+  }
+  return keys;
+}

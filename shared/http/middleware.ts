@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Caller } from '#shared/auth/authorize.ts';
+import { callerFromEvent } from '#shared/auth/caller.ts';
+import { HttpError, toPublicError } from '#shared/http/errors.ts';
+import { corsHeaders, lowerCaseHeaders } from '#shared/http/headers.ts';
+import { type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
+import { parseOrThrow } from '#shared/http/validation.ts';
+import { log } from '#shared/log.ts';
+import { Workspace } from '#shared/workspace.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What one request carries through the stack. */
+export interface Scope {
+  requestId: string;
+  route: string;
+  startedAt: number;
+  caller: Caller;
+  workspace: Workspace;
+  body: unknown;
+}
+
+type MiddyRequest = Request<APIGatewayProxyEvent, HttpResponse>;
+
+const scopes = new WeakMap<object, Scope>();
+
+export function scopeOf(event: object): Scope {
+  const scope = scopes.get(event);
+  if (!scope) throw new Error('request scope missing: is requestScope() the first middleware?');
+  return scope;
+}
+
+/** Request id, caller, workspace; headers every answer carries. Must be the first middleware. */
+export function requestScope(route: string): MiddlewareObj<APIGatewayProxyEvent, HttpResponse> {
+  const addHeaders = (request: MiddyRequest) => {
+    const response = request.response;
+    if (!response) return;
+    const scope = scopes.get(request.event);
+    response.headers = { ...response.headers, ...corsHeaders, 'X-Request-Id': scope?.requestId ?? 'unknown' };
+  };
+  return {
+    before: (request) => {
+      const event = request.event;
+      event.headers = lowerCaseHeaders(event.headers) as APIGatewayProxyEvent['headers'];
+      scopes.set(event, {
+        requestId: event.requestContext?.requestId ?? randomUUID(),
+        route,
+        startedAt: performance.now(),
+        caller: callerFromEvent(event),
+        workspace: new Workspace(),
+        body: undefined,
+      });
+    },
+    after: addHeaders,
+    onError: addHeaders,
+  };
+}
+
+/**
+ * Content type, size and emptiness checks before JSON parsing. Base64 bodies (API Gateway with
+ * binary media types) are decoded here so that the size limit applies to the real bytes.
+ */
+export function jsonBodyGuard(): MiddlewareObj<APIGatewayProxyEvent, HttpResponse> {
+  return {
+    before: ({ event }) => {
+      const contentType = event.headers['content-type'] ?? '';
+      if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+        throw new HttpError('unsupported_media_type', 'Send the request body as Content-Type: application/json.');
+      }
+      const raw = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+      if (raw.length > MAX_BODY_BYTES) {
+        throw new HttpError('request_too_large', `The request body is over ${MAX_BODY_BYTES} bytes.`);
+      }
+      const text = raw.toString('utf8');
+      // An empty body means "no fields": routes whose fields are all optional take their defaults.
+      event.body = text.trim() === '' ? '{}' : text;
+      event.isBase64Encoded = false;
+    },
+  };
+}
+
+/** Validates the parsed body against the route's strict zod schema. */
+export function validateBody(schema: z.ZodType): MiddlewareObj<APIGatewayProxyEvent, HttpResponse> {
+  return {
+    before: ({ event }) => {
+      scopeOf(event).body = parseOrThrow(schema, event.body);
+    },
+  };
+}
+
+/** The only place where errors become answers. Nothing internal reaches the client. */
+export function errorResponses(): MiddlewareObj<APIGatewayProxyEvent, HttpResponse> {
+  return {
+    onError: (request) => {
+      const scope = scopes.get(request.event);
+      const requestId = scope?.requestId ?? 'unknown';
+      const error = fromMiddyError(request.error);
+      const publicError = toPublicError(error, requestId);
+      if (publicError.statusCode >= 500) {
+        const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        log('error', 'request failed', { requestId, route: scope?.route, cause });
+      }
+      request.response = jsonResponse(publicError.statusCode, publicError.toJSON(), publicError.headers);
+    },
+  };
+}
+
+/** @middy/http-json-body-parser answers 415 and 422 with its own errors; give them our codes. */
+function fromMiddyError(error: unknown): unknown {
+  const statusCode = (error as { statusCode?: number } | null)?.statusCode;
+  if (error instanceof HttpError || statusCode === undefined) return error;
+  if (statusCode === 415) return new HttpError('unsupported_media_type', 'Send the request body as application/json.');
+  if (statusCode === 422) return new HttpError('invalid_json', 'The request body is not valid JSON.', { cause: error });
+  return error;
+}
+
+/** Logs one line per request and removes its workspace, after the answer has been sent. */
+export async function endRequest(request: Request): Promise<void> {
+  const scope = scopes.get(request.event as object);
+  if (!scope) return;
+  await scope.workspace.dispose();
+  log('info', 'request', {
+    requestId: scope.requestId,
+    route: scope.route,
+    tier: scope.caller.tier,
+    status: request.response?.statusCode,
+    durationMs: Math.round(performance.now() - scope.startedAt),
+    bytesOut: request.response?.headers?.['Content-Length'] ?? contentLengthOf(request.response?.body),
+  });
+}
+
+const contentLengthOf = (body: unknown) => (typeof body === 'string' ? Buffer.byteLength(body) : undefined);

@@ -1,0 +1,77 @@
+import middy from '@middy/core';
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Caller } from '#shared/auth/authorize.ts';
+import {
+  endRequest,
+  errorResponses,
+  jsonBodyGuard,
+  requestScope,
+  scopeOf,
+  validateBody,
+} from '#shared/http/middleware.ts';
+import { type FileResult, fileResponse, type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
+import { type TierLimits, tiers } from '#shared/tiers.ts';
+import type { Workspace } from '#shared/workspace.ts';
+
+/** What a route's work function is given: the validated body and the request's context. */
+export interface CallInput<Body> {
+  body: Body;
+  caller: Caller;
+  limits: TierLimits;
+  requestId: string;
+  workspace: Workspace;
+  signal: AbortSignal;
+  event: APIGatewayProxyEvent;
+}
+
+type Work<Body, Result> = (input: CallInput<Body>) => Promise<Result> | Result;
+
+function inputFor<Body>(event: APIGatewayProxyEvent, signal: AbortSignal): CallInput<Body> {
+  const scope = scopeOf(event);
+  return {
+    body: scope.body as Body,
+    caller: scope.caller,
+    limits: { ...tiers[scope.caller.tier], requestsPerMinute: scope.caller.requestsPerMinute },
+    requestId: scope.requestId,
+    workspace: scope.workspace,
+    signal,
+    event,
+  };
+}
+
+function postStack(route: string, schema: z.ZodType, streaming: boolean) {
+  return middy<APIGatewayProxyEvent, HttpResponse>({
+    requestEnd: endRequest,
+    ...(streaming ? { executionMode: executionModeStreamifyResponse } : {}),
+  })
+    .use(requestScope(route))
+    .use(errorResponses())
+    .use(jsonBodyGuard())
+    .use(httpJsonBodyParser())
+    .use(validateBody(schema));
+}
+
+/** A POST route that answers JSON (buffered). */
+export function createJsonHandler<S extends z.ZodType>(route: string, schema: S, work: Work<z.infer<S>, unknown>) {
+  return postStack(route, schema, false).handler(async (event, _context, { signal }) =>
+    jsonResponse(200, await work(inputFor(event, signal))),
+  );
+}
+
+/** A POST route whose answer is a converted file, streamed from the request's workspace. */
+export function createFileHandler<S extends z.ZodType>(route: string, schema: S, work: Work<z.infer<S>, FileResult>) {
+  return postStack(route, schema, true).handler(async (event, _context, { signal }) =>
+    fileResponse(await work(inputFor(event, signal))),
+  );
+}
+
+/** A GET route; the work function builds the whole answer. */
+export function createGetHandler(route: string, work: Work<undefined, HttpResponse>) {
+  return middy<APIGatewayProxyEvent, HttpResponse>({ requestEnd: endRequest })
+    .use(requestScope(route))
+    .use(errorResponses())
+    .handler(async (event, _context, { signal }) => work(inputFor(event, signal)));
+}

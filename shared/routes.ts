@@ -1,0 +1,21 @@
+import { cryptoRoutes } from '#shared/routes/crypto.ts';
+import { imageRoutes } from '#shared/routes/image.ts';
+import { jobsRoutes } from '#shared/routes/jobs.ts';
+import { mediaRoutes } from '#shared/routes/media.ts';
+import { pdfRoutes } from '#shared/routes/pdf.ts';
+import { systemRoutes } from '#shared/routes/system.ts';
+import { textRoutes } from '#shared/routes/text.ts';
+import type { RouteSpec } from '#shared/routes/types.ts';
+
+export type { RouteSpec } from '#shared/routes/types.ts';
+
+/** The one route table: CDK routes, the local gateway and openapi.yaml are all built from it. */
+export const routes: readonly RouteSpec[] = [
+  ...systemRoutes,
+  ...imageRoutes,
+  ...pdfRoutes,
+  ...mediaRoutes,
+  ...textRoutes,
+  ...cryptoRoutes,
+  ...jobsRoutes,
+];

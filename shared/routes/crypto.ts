@@ -1,0 +1,3 @@
+import type { RouteSpec } from '#shared/routes/types.ts';
+
+export const cryptoRoutes: RouteSpec[] = [];

@@ -1,0 +1,29 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '#shared/http/errors.ts';
+
+/**
+ * One row of the route table. The CDK stack, the local gateway and openapi.yaml are all derived
+ * from these rows; nothing lists the routes a second time.
+ */
+export interface RouteSpec {
+  method: 'GET' | 'POST';
+  /** API Gateway resource path, e.g. `/image-convert` or `/jobs/{jobId}`. */
+  path: string;
+  /** Folder under functions/ whose handler.ts serves the route. */
+  function: string;
+  /** json: buffered JSON answer; file: streamed file answer (async-capable); system: GET route. */
+  kind: 'json' | 'file' | 'system';
+  tag: 'System' | 'Image' | 'PDF' | 'Media' | 'Text' | 'Crypto' | 'Jobs';
+  summary: string;
+  description?: string;
+  /** Request body schema (POST routes): a strict zod object. */
+  body?: z.ZodType;
+  /** JSON answer schema, for the documentation. */
+  response?: z.ZodType;
+  /** Content types a file answer may have. */
+  produces?: readonly string[];
+  /** A working request body, shown in the docs and README. */
+  example?: Record<string, unknown>;
+  /** The error codes this route can answer with, besides the ones every route shares. */
+  errors: readonly ErrorCode[];
+}

@@ -1,0 +1,1 @@
+import '../../infra/local/install-awslambda.ts';
