@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 
 /**
  * The two pieces of the Lambda Node.js runtime that response streaming uses, as the runtime
@@ -14,7 +14,11 @@ export interface ResponseStream extends Writable {
   setContentType(type: string): void;
 }
 
-export type StreamingHandler = ((event: unknown, stream: ResponseStream, context: unknown) => Promise<void>) & {
+export type StreamingHandler = ((
+  event: unknown,
+  stream: ResponseStream,
+  context: unknown,
+) => Promise<void>) & {
   [STREAMING]?: string;
 };
 

@@ -1,6 +1,11 @@
 import { PassThrough, type Readable, Writable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { HTTP_INTEGRATION_TYPE, isStreamingHandler, PRELUDE_DELIMITER, type ResponseStream } from './awslambda.ts';
+import {
+  HTTP_INTEGRATION_TYPE,
+  isStreamingHandler,
+  PRELUDE_DELIMITER,
+  type ResponseStream,
+} from './awslambda.ts';
 
 export interface InvokeResult {
   statusCode: number;
@@ -18,9 +23,16 @@ interface Prelude {
 }
 
 /** Invokes a handler as Lambda would, buffered or streaming, and hands back status, headers and body. */
-export async function invokeHandler(handler: unknown, event: APIGatewayProxyEvent, context: Context): Promise<InvokeResult> {
+export async function invokeHandler(
+  handler: unknown,
+  event: APIGatewayProxyEvent,
+  context: Context,
+): Promise<InvokeResult> {
   if (isStreamingHandler(handler)) return invokeStreaming(handler, event, context);
-  const result = (await (handler as (e: unknown, c: Context) => Promise<APIGatewayProxyResult>)(event, context)) ?? {
+  const result = (await (handler as (e: unknown, c: Context) => Promise<APIGatewayProxyResult>)(
+    event,
+    context,
+  )) ?? {
     statusCode: 200,
     body: '',
   };

@@ -40,13 +40,26 @@ export function authorize(request: AuthRequest, settings: AuthSettings): Caller 
   if (settings.proxySecret) {
     const secretNeeded = apiKey !== undefined || secret !== undefined;
     if (secretNeeded && (secret === undefined || !secretsMatch(secret, settings.proxySecret))) {
-      throw new HttpError('invalid_proxy_secret', 'The x-marketplace-proxy-secret header is missing or wrong.');
+      throw new HttpError(
+        'invalid_proxy_secret',
+        'The x-marketplace-proxy-secret header is missing or wrong.',
+      );
     }
   }
   if (apiKey === undefined) {
-    return { tier: 'free', callerId: `ip:${request.sourceIp}`, requestsPerMinute: tiers.free.requestsPerMinute, keyed: false };
+    return {
+      tier: 'free',
+      callerId: `ip:${request.sourceIp}`,
+      requestsPerMinute: tiers.free.requestsPerMinute,
+      keyed: false,
+    };
   }
   const record = settings.lookupKey(apiKey);
   if (!record) throw new HttpError('invalid_api_key', 'The x-api-key is unknown or revoked.');
-  return { tier: record.tier, callerId: keyId(apiKey), requestsPerMinute: record.requestsPerMinute, keyed: true };
+  return {
+    tier: record.tier,
+    callerId: keyId(apiKey),
+    requestsPerMinute: record.requestsPerMinute,
+    keyed: true,
+  };
 }

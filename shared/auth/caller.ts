@@ -4,7 +4,12 @@ import { isTierName, tiers } from '#shared/tiers.ts';
 
 /** Authorizer context as API Gateway hands it on: every value a string, number or boolean. */
 export function callerToContext(caller: Caller): Record<string, string | number | boolean> {
-  return { tier: caller.tier, callerId: caller.callerId, requestsPerMinute: caller.requestsPerMinute, keyed: caller.keyed };
+  return {
+    tier: caller.tier,
+    callerId: caller.callerId,
+    requestsPerMinute: caller.requestsPerMinute,
+    keyed: caller.keyed,
+  };
 }
 
 /** Reads the caller back from the event; a function invoked without an authorizer serves the free tier. */

@@ -17,7 +17,9 @@ export function parseApiKeys(spec: string | undefined): Map<string, ApiKeyRecord
     if (!entry) continue;
     const [key, tier, rpm, ...rest] = entry.split(':');
     if (!key || !isTierName(tier) || tier === 'free' || rest.length > 0) {
-      throw new Error(`API_KEYS entry "${entry.slice(0, 4)}…" must be key:pro, key:enterprise or key:enterprise:<rpm>`);
+      throw new Error(
+        `API_KEYS entry "${entry.slice(0, 4)}…" must be key:pro, key:enterprise or key:enterprise:<rpm>`,
+      );
     }
     if (rpm !== undefined && (tier !== 'enterprise' || !/^[1-9]\d*$/.test(rpm))) {
       throw new Error(`API_KEYS entry for tier ${tier} has an invalid requests-per-minute value`);

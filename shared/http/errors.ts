@@ -46,7 +46,11 @@ export class HttpError extends Error {
   readonly statusCode: number;
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown; headers?: Record<string, string> },
+  ) {
     super(message, { cause: options?.cause });
     this.name = 'HttpError';
     this.code = code;
@@ -64,7 +68,11 @@ export const isHttpError = (error: unknown): error is HttpError => error instanc
 /** What a client may see of any error: HttpErrors as they are, everything else as a bare 500. */
 export function toPublicError(error: unknown, requestId: string): HttpError {
   if (isHttpError(error)) return error;
-  return new HttpError('internal_error', `Unexpected error; quote request id ${requestId} when reporting it.`, {
-    cause: error,
-  });
+  return new HttpError(
+    'internal_error',
+    `Unexpected error; quote request id ${requestId} when reporting it.`,
+    {
+      cause: error,
+    },
+  );
 }

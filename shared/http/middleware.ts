@@ -68,7 +68,10 @@ export function jsonBodyGuard(): MiddlewareObj<APIGatewayProxyEvent, HttpRespons
     before: ({ event }) => {
       const contentType = event.headers['content-type'] ?? '';
       if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-        throw new HttpError('unsupported_media_type', 'Send the request body as Content-Type: application/json.');
+        throw new HttpError(
+          'unsupported_media_type',
+          'Send the request body as Content-Type: application/json.',
+        );
       }
       const raw = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
       if (raw.length > MAX_BODY_BYTES) {
@@ -112,8 +115,10 @@ export function errorResponses(): MiddlewareObj<APIGatewayProxyEvent, HttpRespon
 function fromMiddyError(error: unknown): unknown {
   const statusCode = (error as { statusCode?: number } | null)?.statusCode;
   if (error instanceof HttpError || statusCode === undefined) return error;
-  if (statusCode === 415) return new HttpError('unsupported_media_type', 'Send the request body as application/json.');
-  if (statusCode === 422) return new HttpError('invalid_json', 'The request body is not valid JSON.', { cause: error });
+  if (statusCode === 415)
+    return new HttpError('unsupported_media_type', 'Send the request body as application/json.');
+  if (statusCode === 422)
+    return new HttpError('invalid_json', 'The request body is not valid JSON.', { cause: error });
   return error;
 }
 

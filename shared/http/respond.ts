@@ -18,7 +18,11 @@ export interface FileResult {
   headers?: Record<string, string>;
 }
 
-export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+export function jsonResponse(
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): HttpResponse {
   return { statusCode, headers: { ...headers, 'Content-Type': JSON_TYPE }, body: JSON.stringify(body) };
 }
 

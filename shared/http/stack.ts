@@ -55,14 +55,22 @@ function postStack(route: string, schema: z.ZodType, streaming: boolean) {
 }
 
 /** A POST route that answers JSON (buffered). */
-export function createJsonHandler<S extends z.ZodType>(route: string, schema: S, work: Work<z.infer<S>, unknown>) {
+export function createJsonHandler<S extends z.ZodType>(
+  route: string,
+  schema: S,
+  work: Work<z.infer<S>, unknown>,
+) {
   return postStack(route, schema, false).handler(async (event, _context, { signal }) =>
     jsonResponse(200, await work(inputFor(event, signal))),
   );
 }
 
 /** A POST route whose answer is a converted file, streamed from the request's workspace. */
-export function createFileHandler<S extends z.ZodType>(route: string, schema: S, work: Work<z.infer<S>, FileResult>) {
+export function createFileHandler<S extends z.ZodType>(
+  route: string,
+  schema: S,
+  work: Work<z.infer<S>, FileResult>,
+) {
   return postStack(route, schema, true).handler(async (event, _context, { signal }) =>
     fileResponse(await work(inputFor(event, signal))),
   );

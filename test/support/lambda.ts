@@ -33,7 +33,12 @@ export function apiEvent(body: unknown, options: EventOptions = {}): APIGatewayP
     requestContext: {
       requestId: `test-${Math.random().toString(36).slice(2)}`,
       identity: { sourceIp: '203.0.113.7' },
-      authorizer: { tier, callerId: options.callerId ?? 'ip:203.0.113.7', requestsPerMinute: 10, keyed: tier !== 'free' },
+      authorizer: {
+        tier,
+        callerId: options.callerId ?? 'ip:203.0.113.7',
+        requestsPerMinute: 10,
+        keyed: tier !== 'free',
+      },
     } as unknown as APIGatewayProxyEvent['requestContext'],
   };
 }

@@ -38,7 +38,10 @@ describe('POST /slugify through the middy stack', () => {
   });
 
   it('accepts a charset parameter', async () => {
-    const event = apiEvent({ text: 'a b' }, { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const event = apiEvent(
+      { text: 'a b' },
+      { headers: { 'content-type': 'application/json; charset=utf-8' } },
+    );
     expect((await call(handler, event)).statusCode).toBe(200);
   });
 });

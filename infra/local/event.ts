@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { RouteSpec } from '#shared/routes.ts';
+
+export interface EventParts {
+  request: IncomingMessage;
+  url: URL;
+  route: RouteSpec;
+  pathParameters: Record<string, string> | null;
+  body: Buffer;
+  requestId: string;
+  sourceIp: string;
+  authorizer: Record<string, string | number | boolean>;
+}
+
+/**
+ * Builds the REST API (v1) proxy event API Gateway would send. Bodies arrive base64-encoded, as
+ * API Gateway delivers them with binary media types `*\/*`.
+ */
+export function toProxyEvent(parts: EventParts): APIGatewayProxyEvent {
+  const { request, url, route } = parts;
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(request.headersDistinct)) {
+    if (!values) continue;
+    multiValueHeaders[name] = values;
+    headers[name] = values.at(-1) ?? '';
+  }
+  const query: Record<string, string> = {};
+  const multiValueQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    multiValueQuery[name] = [...(multiValueQuery[name] ?? []), value];
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: request.method ?? 'GET',
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiValueQuery : null,
+    pathParameters: parts.pathParameters,
+    stageVariables: null,
+    body: parts.body.length > 0 ? parts.body.toString('base64') : null,
+    isBase64Encoded: parts.body.length > 0,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      stage: 'local',
+      protocol: `HTTP/${request.httpVersion}`,
+      httpMethod: request.method ?? 'GET',
+      path: url.pathname,
+      resourceId: route.function,
+      resourcePath: route.path,
+      requestId: parts.requestId,
+      requestTimeEpoch: Date.now(),
+      identity: {
+        sourceIp: parts.sourceIp,
+        userAgent: headers['user-agent'] ?? null,
+        apiKey: headers['x-api-key'] ?? null,
+      },
+      authorizer: parts.authorizer,
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+export function lambdaContext(functionName: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}

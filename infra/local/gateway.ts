@@ -1,0 +1,176 @@
+import './install-awslambda.ts';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream/promises';
+import { authorize } from '#shared/auth/authorize.ts';
+import { callerToContext } from '#shared/auth/caller.ts';
+import { type ApiKeyRecord, parseApiKeys } from '#shared/auth/keys.ts';
+import { type ErrorCode, HttpError, toPublicError } from '#shared/http/errors.ts';
+import { corsHeaders, JSON_TYPE, preflightHeaders } from '#shared/http/headers.ts';
+import { log } from '#shared/log.ts';
+import { type RouteSpec, routes } from '#shared/routes.ts';
+import { tiers } from '#shared/tiers.ts';
+import { lambdaContext, toProxyEvent } from './event.ts';
+import { invokeHandler } from './invoke.ts';
+import { rateLimitHeaders, SlidingWindowLimiter } from './rate-limit.ts';
+import { createRouter } from './router.ts';
+
+/** API Gateway refuses payloads over 10 MB before any function runs. */
+const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+
+export interface GatewayOptions {
+  port?: number;
+  host?: string;
+  /** `API_KEYS` syntax: `key:tier` or `key:enterprise:<rpm>`, comma-separated. */
+  apiKeys?: string;
+  proxySecret?: string;
+}
+
+export interface Gateway {
+  url: string;
+  close(): Promise<void>;
+}
+
+const handlerModules = new Map<string, Promise<{ handler: unknown }>>();
+
+function loadHandler(route: RouteSpec): Promise<{ handler: unknown }> {
+  const cached = handlerModules.get(route.function);
+  if (cached) return cached;
+  const loading = import(`../../functions/${route.function}/handler.ts`) as Promise<{ handler: unknown }>;
+  handlerModules.set(route.function, loading);
+  return loading;
+}
+
+/**
+ * The local stand-in for API Gateway: matches routes from the table, runs the same authorizer
+ * rules and rate limits, builds proxy events and invokes the very handlers that ship to Lambda.
+ */
+export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  const keys = parseApiKeys(options.apiKeys);
+  const lookupKey = (key: string): ApiKeyRecord | undefined => keys.get(key);
+  const limiter = new SlidingWindowLimiter();
+  const sweeper = setInterval(() => limiter.sweep(), 60_000).unref();
+  const match = createRouter(routes);
+
+  const server = createServer((request, response) => {
+    const requestId = randomUUID();
+    const sourceIp = (request.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+    // Answers given before the caller is known report the client IP's free-tier standing.
+    response.setHeaders(
+      new Map(
+        Object.entries(
+          rateLimitHeaders('free', limiter.peek(`ip:${sourceIp}`, tiers.free.requestsPerMinute)),
+        ),
+      ),
+    );
+    serve(request, response, requestId, sourceIp).catch((error: unknown) => {
+      const publicError = toPublicError(error, requestId);
+      if (publicError.statusCode >= 500) {
+        log('error', 'gateway failure', {
+          requestId,
+          cause: error instanceof Error ? error.stack : String(error),
+        });
+      }
+      if (!response.headersSent) sendError(response, requestId, publicError);
+      else response.destroy();
+    });
+  });
+
+  async function serve(
+    request: IncomingMessage,
+    response: ServerResponse,
+    requestId: string,
+    sourceIp: string,
+  ) {
+    const url = new URL(request.url ?? '/', 'http://local');
+    const found = match(request.method ?? 'GET', url.pathname);
+    if (found.kind === 'not_found') {
+      return sendError(response, requestId, new HttpError('not_found', `No route ${url.pathname}.`));
+    }
+    if (found.kind === 'preflight') {
+      response.writeHead(204, { ...preflightHeaders, 'X-Request-Id': requestId }).end();
+      return;
+    }
+    if (found.kind === 'method_not_allowed') {
+      const allow = [...found.methods, 'OPTIONS'].join(', ');
+      const error = new HttpError('method_not_allowed', `${url.pathname} answers ${allow}.`, {
+        headers: { Allow: allow },
+      });
+      return sendError(response, requestId, error);
+    }
+
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.at(-1) : value,
+      ]),
+    );
+    const caller = authorize({ headers, sourceIp }, { lookupKey, proxySecret: options.proxySecret });
+    const decision = limiter.take(caller.callerId, caller.requestsPerMinute);
+    const limitHeaders = rateLimitHeaders(caller.tier, decision);
+    response.setHeaders(new Map(Object.entries(limitHeaders)));
+    if (!decision.allowed) {
+      const message = `Over ${decision.limit} requests per minute for the ${caller.tier} tier; retry in ${decision.resetSeconds} s.`;
+      const headers = { 'Retry-After': String(decision.resetSeconds) };
+      return sendError(response, requestId, new HttpError('rate_limit_exceeded', message, { headers }));
+    }
+
+    const body = await readBody(request);
+    const event = toProxyEvent({
+      request,
+      url,
+      route: found.route,
+      pathParameters: found.pathParameters,
+      body,
+      requestId,
+      sourceIp,
+      authorizer: { principalId: caller.callerId, ...callerToContext(caller) },
+    });
+    const { handler } = await loadHandler(found.route);
+    const timeoutMs = found.route.kind === 'file' ? 900_000 : 29_000;
+    const result = await invokeHandler(handler, event, lambdaContext(found.route.function, timeoutMs));
+    response.writeHead(result.statusCode, result.headers);
+    if (Buffer.isBuffer(result.body)) {
+      response.end(result.body);
+      return;
+    }
+    await pipeline(result.body, response).catch(() => response.destroy());
+  }
+
+  await new Promise<void>((resolve) =>
+    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve),
+  );
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    close: async () => {
+      clearInterval(sweeper);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > GATEWAY_MAX_BODY) throw new HttpError('request_too_large', 'The request body is over 10 MB.');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function sendError(response: ServerResponse, requestId: string, error: HttpError) {
+  const body: { error: ErrorCode; message: string } = error.toJSON();
+  response.writeHead(error.statusCode, {
+    ...corsHeaders,
+    ...error.headers,
+    'Content-Type': JSON_TYPE,
+    'X-Request-Id': requestId,
+  });
+  response.end(JSON.stringify(body));
+}
