@@ -1,0 +1,193 @@
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { config } from '#shared/config.ts';
+import { HttpError } from '#shared/http/errors.ts';
+import { assertHttpUrl, type HostLookup } from '#shared/source/address.ts';
+import { baseNameOf } from '#shared/source/base-name.ts';
+import type { SourceFormat } from '#shared/source/formats.ts';
+import { openPinnedRequest } from '#shared/source/pinned-request.ts';
+import { sniffFormat } from '#shared/source/sniff.ts';
+import { type TierName, tiers, tierThatLifts } from '#shared/tiers.ts';
+import type { Workspace } from '#shared/workspace.ts';
+
+export interface SourceOptions {
+  /** The request's workspace; the file is written inside it. */
+  workspace: Workspace;
+  /** The tier's size limit in bytes. */
+  maxBytes: number;
+  /** The caller's tier, to name the tier that would lift the size limit. */
+  tier: TierName;
+  /** Formats the operation takes; 'any' skips sniffing. */
+  accept: readonly SourceFormat[] | 'any';
+  /** Time for the whole exchange, connect to last byte; default SOURCE_TIMEOUT_MS. */
+  timeoutMs?: number;
+  /** Lets loopback and private addresses through; default SOURCE_ALLOW_PRIVATE. */
+  allowPrivate?: boolean;
+  signal?: AbortSignal;
+  /** Name of the file inside the workspace; default 'source'. */
+  fileName?: string;
+  /** Sees every byte as it streams. */
+  onChunk?: (chunk: Buffer) => void;
+  /** Name resolution; default the system resolver. */
+  lookup?: HostLookup;
+  /** The request field named in URL errors; default 'sourceUrl'. */
+  field?: string;
+}
+
+export interface Source {
+  path: string;
+  /** The sniffed format; undefined only when `accept` is 'any'. */
+  format: SourceFormat | undefined;
+  sizeBytes: number;
+  baseName: string;
+}
+
+/** Decimal units, as the tier table states its limits. */
+export function formatBytes(bytes: number): string {
+  const units: Array<[number, string]> = [
+    [1e9, 'GB'],
+    [1e6, 'MB'],
+    [1e3, 'kB'],
+  ];
+  for (const [size, unit] of units) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+function tooLarge(options: SourceOptions, contentLength?: number): HttpError {
+  const lift = tierThatLifts(
+    (limits) =>
+      limits.maxSourceBytes > options.maxBytes &&
+      (contentLength === undefined || limits.maxSourceBytes >= contentLength),
+  );
+  const size = contentLength === undefined ? 'larger than' : `${formatBytes(contentLength)}, over`;
+  const hint = lift
+    ? ` The ${lift} tier accepts sources up to ${formatBytes(tiers[lift].maxSourceBytes)}.`
+    : ' No tier accepts a source this large.';
+  return new HttpError(
+    'source_too_large',
+    `The source is ${size} the ${formatBytes(options.maxBytes)} limit of the ${options.tier} tier.${hint}`,
+  );
+}
+
+function checkHead(response: IncomingMessage, options: SourceOptions): void {
+  const status = response.statusCode ?? 0;
+  if (status >= 300 && status < 400) {
+    throw new HttpError(
+      'source_redirect',
+      `The source answered with a redirect (HTTP ${status}); redirects are not followed, give the final URL.`,
+    );
+  }
+  if (status !== 200) {
+    const reason = STATUS_CODES[status];
+    throw new HttpError(
+      'source_bad_status',
+      `The source answered HTTP ${status}${reason ? ` ${reason}` : ''}; only 200 is accepted.`,
+    );
+  }
+  const declared = response.headers['content-length'];
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > options.maxBytes) {
+    throw tooLarge(options, Number(declared));
+  }
+}
+
+/** Streams the body to `path`, counting bytes; past maxBytes it stops with 413. */
+async function saveBody(response: IncomingMessage, path: string, options: SourceOptions): Promise<number> {
+  let size = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      if (size > options.maxBytes) {
+        callback(tooLarge(options));
+        return;
+      }
+      try {
+        options.onChunk?.(chunk);
+      } catch (error) {
+        callback(error as Error);
+        return;
+      }
+      callback(null, chunk);
+    },
+  });
+  let brokeOff: Error | undefined;
+  response.once('error', (error) => {
+    brokeOff = error;
+  });
+  try {
+    await pipeline(response, counter, createWriteStream(path, { mode: 0o600 }));
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    if (brokeOff !== undefined || !response.complete) {
+      throw new HttpError(
+        'source_unreachable',
+        'The connection to the source broke off before the whole file arrived.',
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+  return size;
+}
+
+function unsupported(found: SourceFormat | undefined, accept: readonly SourceFormat[]): HttpError {
+  const what = found ? `in ${found} format` : 'in no format this service reads';
+  return new HttpError(
+    'unsupported_input_format',
+    `The source is ${what}; this operation accepts ${accept.join(', ')}.`,
+  );
+}
+
+/**
+ * Downloads a source under the contract's rules: an absolute http(s) URL, the host resolved once
+ * and every address checked, the connection pinned to it, no redirects, only 200, the body streamed
+ * to the workspace with a byte counter against the tier's limit, all within one deadline, and the
+ * format sniffed from the bytes. On any failure the partial file is removed.
+ */
+export async function downloadSource(rawUrl: string, options: SourceOptions): Promise<Source> {
+  const url = assertHttpUrl(rawUrl, options.field);
+  const timeoutMs = options.timeoutMs ?? config.SOURCE_TIMEOUT_MS;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    deadline.abort(
+      new HttpError(
+        'source_timeout',
+        `The source did not send the whole file within ${Number((timeoutMs / 1000).toFixed(3))} s.`,
+      ),
+    );
+  }, timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
+  const path = await options.workspace.file(options.fileName ?? 'source');
+  let response: IncomingMessage | undefined;
+  try {
+    response = await openPinnedRequest(url, {
+      allowPrivate: options.allowPrivate ?? config.SOURCE_ALLOW_PRIVATE,
+      lookup: options.lookup,
+      signal,
+      headers: { accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'file-conversion-api' },
+    });
+    checkHead(response, options);
+    const sizeBytes = await saveBody(response, path, options);
+    if (signal.aborted) throw signal.reason;
+    const format = options.accept === 'any' ? undefined : await sniffFormat(path);
+    if (options.accept !== 'any' && (format === undefined || !options.accept.includes(format))) {
+      throw unsupported(format, options.accept);
+    }
+    return { path, format, sizeBytes, baseName: baseNameOf(url) };
+  } catch (error) {
+    await rm(path, { force: true });
+    // An abort shows up downstream as a broken connection; report the abort's own reason instead.
+    const brokenByAbort = !(error instanceof HttpError) || error.code === 'source_unreachable';
+    if (signal.aborted && brokenByAbort) throw signal.reason ?? error;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    response?.destroy();
+  }
+}
