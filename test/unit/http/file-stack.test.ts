@@ -1,0 +1,66 @@
+import { readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createFileHandler, createJsonHandler } from '#shared/http/stack.ts';
+import { apiEvent, call } from '../../support/lambda.ts';
+
+const body = z.strictObject({ text: z.string(), name: z.string().default('out') });
+
+const tempFolders = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('fca-')).sort();
+
+describe('file routes (Lambda response streaming through middy)', () => {
+  const handler = createFileHandler('echo-file', body, async ({ body, workspace }) => {
+    const path = await workspace.file('result.txt');
+    await writeFile(path, body.text.repeat(10_000));
+    return {
+      path,
+      contentType: 'text/plain',
+      fileName: `${body.name}.txt`,
+      headers: { 'X-Output-Size': '1' },
+    };
+  });
+
+  it('streams the file with type, length and disposition, then removes the workspace', async () => {
+    const before = await tempFolders();
+    const answer = await call(handler, apiEvent({ text: 'abc', name: 'my report' }));
+    expect(answer.statusCode).toBe(200);
+    expect(answer.body.toString()).toBe('abc'.repeat(10_000));
+    expect(answer.headers['Content-Type']).toBe('text/plain');
+    expect(answer.headers['Content-Length']).toBe('30000');
+    expect(answer.headers['Content-Disposition']).toBe('inline; filename="my_report.txt"');
+    expect(answer.headers['X-Request-Id']).toBeDefined();
+    expect(await tempFolders()).toEqual(before);
+  });
+
+  it('answers errors as JSON through the same stream', async () => {
+    const answer = await call(handler, apiEvent({ text: 1 }));
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json()).toMatchObject({ error: 'validation_failed' });
+    expect(answer.headers['Content-Type']).toBe('application/json; charset=utf-8');
+  });
+});
+
+describe('unexpected failures', () => {
+  const handler = createJsonHandler('broken', z.strictObject({}), () => {
+    throw new Error('secret internal detail at /var/task/index.js');
+  });
+
+  it('become 500 internal_error carrying the request id and nothing internal', async () => {
+    const event = apiEvent({});
+    const answer = await call(handler, event);
+    expect(answer.statusCode).toBe(500);
+    const error = answer.json() as { error: string; message: string };
+    expect(error.error).toBe('internal_error');
+    expect(error.message).toContain(event.requestContext.requestId);
+    expect(answer.body.toString()).not.toMatch(/secret|\/var\/task|at /);
+  });
+
+  it('keeps the body an object: arrays and scalars fail validation', async () => {
+    const handler = createJsonHandler('strict', z.strictObject({ a: z.string().optional() }), () => ({
+      ok: true,
+    }));
+    expect((await call(handler, apiEvent('[1,2]'))).json()).toMatchObject({ error: 'validation_failed' });
+    expect((await call(handler, apiEvent(''))).json()).toEqual({ ok: true });
+  });
+});
