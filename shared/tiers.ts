@@ -16,8 +16,20 @@ export interface TierLimits {
 const MB = 1_000_000;
 
 export const tiers: Record<TierName, TierLimits> = {
-  free: { requestsPerMinute: 10, maxSourceBytes: 20 * MB, maxMediaSeconds: 120, maxBatchFiles: 5, asyncJobs: false },
-  pro: { requestsPerMinute: 100, maxSourceBytes: 200 * MB, maxMediaSeconds: 30 * 60, maxBatchFiles: 50, asyncJobs: true },
+  free: {
+    requestsPerMinute: 10,
+    maxSourceBytes: 20 * MB,
+    maxMediaSeconds: 120,
+    maxBatchFiles: 5,
+    asyncJobs: false,
+  },
+  pro: {
+    requestsPerMinute: 100,
+    maxSourceBytes: 200 * MB,
+    maxMediaSeconds: 30 * 60,
+    maxBatchFiles: 50,
+    asyncJobs: true,
+  },
   enterprise: {
     requestsPerMinute: 1000,
     maxSourceBytes: 1000 * MB,

@@ -18,7 +18,8 @@ export class Workspace {
 
   /** A path inside the workspace; `name` is ours, never the caller's. */
   async file(name: string): Promise<string> {
-    if (name.includes('/') || name.includes('\\') || name.startsWith('.')) throw new Error(`bad file name ${name}`);
+    if (name.includes('/') || name.includes('\\') || name.startsWith('.'))
+      throw new Error(`bad file name ${name}`);
     return join(await this.dir(), name);
   }
 
