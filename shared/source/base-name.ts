@@ -12,6 +12,8 @@ export function baseNameOf(url: URL): string {
   } catch {
     decoded = segment;
   }
+  // An encoded slash (%2F) must not make an extension of a folder's dots.
+  decoded = decoded.split(/[\\/]/).at(-1) ?? '';
   const dot = decoded.lastIndexOf('.');
   const stem = dot > 0 ? decoded.slice(0, dot) : decoded;
   const reduced = stem
