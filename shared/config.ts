@@ -12,6 +12,18 @@ const envSchema = z.object({
   FFPROBE_PATH: z.string().min(1).optional(),
   SERVICE_VERSION: z.string().min(1).default('0.1.0'),
   LOG_LEVEL: z.enum(['silent', 'error', 'info', 'debug']).default('info'),
+  /** Async jobs: the bucket for job records and results, and where S3 and Lambda are reached. */
+  JOBS_BUCKET: z.string().min(3).default('jobs'),
+  S3_ENDPOINT: z.url().optional(),
+  LAMBDA_ENDPOINT: z.url().optional(),
+  WEBHOOK_SECRET: z.string().min(16).optional(),
+  /** Pauses before each webhook retry. */
+  WEBHOOK_RETRY_DELAYS_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/)
+    .default('2000,10000,30000')
+    .transform((list) => list.split(',').map(Number)),
+  JOB_RESULT_URL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
 });
 
 export type Config = z.infer<typeof envSchema>;

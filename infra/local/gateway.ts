@@ -9,9 +9,10 @@ import { type ApiKeyRecord, parseApiKeys } from '#shared/auth/keys.ts';
 import { type ErrorCode, HttpError, toPublicError } from '#shared/http/errors.ts';
 import { corsHeaders, JSON_TYPE, preflightHeaders } from '#shared/http/headers.ts';
 import { log } from '#shared/log.ts';
-import { type RouteSpec, routes } from '#shared/routes.ts';
+import { routes } from '#shared/routes.ts';
 import { tiers } from '#shared/tiers.ts';
 import { lambdaContext, toProxyEvent } from './event.ts';
+import { loadHandler } from './handlers.ts';
 import { invokeHandler } from './invoke.ts';
 import { rateLimitHeaders, SlidingWindowLimiter } from './rate-limit.ts';
 import { createRouter } from './router.ts';
@@ -30,16 +31,6 @@ export interface GatewayOptions {
 export interface Gateway {
   url: string;
   close(): Promise<void>;
-}
-
-const handlerModules = new Map<string, Promise<{ handler: unknown }>>();
-
-function loadHandler(route: RouteSpec): Promise<{ handler: unknown }> {
-  const cached = handlerModules.get(route.function);
-  if (cached) return cached;
-  const loading = import(`../../functions/${route.function}/handler.ts`) as Promise<{ handler: unknown }>;
-  handlerModules.set(route.function, loading);
-  return loading;
 }
 
 /**
@@ -127,7 +118,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       sourceIp,
       authorizer: { principalId: caller.callerId, ...callerToContext(caller) },
     });
-    const { handler } = await loadHandler(found.route);
+    const { handler } = await loadHandler(found.route.function);
     const timeoutMs = found.route.kind === 'file' ? 900_000 : 29_000;
     const result = await invokeHandler(handler, event, lambdaContext(found.route.function, timeoutMs));
     response.writeHead(result.statusCode, result.headers);

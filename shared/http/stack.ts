@@ -12,7 +12,7 @@ import {
   scopeOf,
   validateBody,
 } from '#shared/http/middleware.ts';
-import { type FileResult, fileResponse, type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
+import { type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
 import { type TierLimits, tiers } from '#shared/tiers.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
@@ -24,12 +24,15 @@ export interface CallInput<Body> {
   requestId: string;
   workspace: Workspace;
   signal: AbortSignal;
-  event: APIGatewayProxyEvent;
+  /** Path parameters, e.g. `{ jobId }` for `/jobs/{jobId}`. */
+  params: Record<string, string>;
+  /** Reports percent done (0–100); async jobs publish it, synchronous calls ignore it. */
+  onProgress: (percent: number) => void;
 }
 
-type Work<Body, Result> = (input: CallInput<Body>) => Promise<Result> | Result;
+export type Work<Body, Result> = (input: CallInput<Body>) => Promise<Result> | Result;
 
-function inputFor<Body>(event: APIGatewayProxyEvent, signal: AbortSignal): CallInput<Body> {
+export function inputFor<Body>(event: APIGatewayProxyEvent, signal: AbortSignal): CallInput<Body> {
   const scope = scopeOf(event);
   return {
     body: scope.body as Body,
@@ -38,11 +41,14 @@ function inputFor<Body>(event: APIGatewayProxyEvent, signal: AbortSignal): CallI
     requestId: scope.requestId,
     workspace: scope.workspace,
     signal,
-    event,
+    params: Object.fromEntries(
+      Object.entries(event.pathParameters ?? {}).filter(([, v]) => v !== undefined),
+    ) as Record<string, string>,
+    onProgress: () => {},
   };
 }
 
-function postStack(route: string, schema: z.ZodType, streaming: boolean) {
+export function postStack(route: string, schema: z.ZodType, streaming: boolean) {
   return middy<APIGatewayProxyEvent, HttpResponse>({
     requestEnd: endRequest,
     ...(streaming ? { executionMode: executionModeStreamifyResponse } : {}),
@@ -62,17 +68,6 @@ export function createJsonHandler<S extends z.ZodType>(
 ) {
   return postStack(route, schema, false).handler(async (event, _context, { signal }) =>
     jsonResponse(200, await work(inputFor(event, signal))),
-  );
-}
-
-/** A POST route whose answer is a converted file, streamed from the request's workspace. */
-export function createFileHandler<S extends z.ZodType>(
-  route: string,
-  schema: S,
-  work: Work<z.infer<S>, FileResult>,
-) {
-  return postStack(route, schema, true).handler(async (event, _context, { signal }) =>
-    fileResponse(await work(inputFor(event, signal))),
   );
 }
 

@@ -1,3 +1,29 @@
+import { z } from 'zod';
 import type { RouteSpec } from '#shared/routes/types.ts';
 
-export const jobsRoutes: RouteSpec[] = [];
+const errorBody = z.object({ error: z.string(), message: z.string() });
+
+export const jobView = z.object({
+  jobId: z.string(),
+  status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+  progress: z.number().int().min(0).max(100),
+  createdAt: z.iso.datetime(),
+  finishedAt: z.iso.datetime().optional(),
+  resultUrl: z.url().optional().describe('A time-limited download link for the result (1 h by default).'),
+  error: errorBody.optional(),
+});
+
+export const jobsRoutes: RouteSpec[] = [
+  {
+    method: 'GET',
+    path: '/jobs/{jobId}',
+    function: 'jobs',
+    kind: 'system',
+    tag: 'Jobs',
+    summary: 'Read an async job',
+    description:
+      'Only the API key that created the job may read it; any other key, an unknown id and a job older than 24 h answer 404. Without x-api-key: 401 missing_api_key.',
+    response: jobView,
+    errors: ['missing_api_key', 'not_found'],
+  },
+];

@@ -2,7 +2,8 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createFileHandler, createJsonHandler } from '#shared/http/stack.ts';
+import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createJsonHandler } from '#shared/http/stack.ts';
 import { apiEvent, call } from '../../support/lambda.ts';
 
 const body = z.strictObject({ text: z.string(), name: z.string().default('out') });

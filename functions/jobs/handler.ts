@@ -1,0 +1,7 @@
+import { jsonResponse } from '#shared/http/respond.ts';
+import { createGetHandler } from '#shared/http/stack.ts';
+import { readJob } from '#shared/jobs/read.ts';
+
+export const handler = createGetHandler('jobs', async ({ params, caller }) =>
+  jsonResponse(200, await readJob(params.jobId ?? '', caller)),
+);

@@ -1,0 +1,44 @@
+import type { Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { type FileResult, fileResponse } from '#shared/http/respond.ts';
+import { inputFor, postStack, type Work } from '#shared/http/stack.ts';
+import { acceptJob } from '#shared/jobs/accept.ts';
+import { withCallback } from '#shared/jobs/callback.ts';
+import { isJobEvent } from '#shared/jobs/dispatch.ts';
+import { runJob } from '#shared/jobs/run.ts';
+
+declare const awslambda: { streamifyResponse<T>(handler: T): T };
+
+type StreamingHandler = (
+  event: unknown,
+  responseStream: NodeJS.WritableStream,
+  context: Context,
+) => Promise<void>;
+
+/** Time kept back from the Lambda timeout to record a job's failure before the function is stopped. */
+const JOB_SAFETY_MARGIN_MS = 10_000;
+
+/**
+ * A POST route whose answer is a converted file, streamed from the request's workspace through
+ * Lambda response streaming. With `callbackUrl` the same work runs as an async job: the request
+ * is answered 202 and the function invokes itself with a job event.
+ */
+export function createFileHandler<S extends z.ZodObject>(
+  route: string,
+  schema: S,
+  work: Work<z.infer<S>, FileResult>,
+) {
+  const http = postStack(route, withCallback(schema), true).handler(async (event, _context, { signal }) => {
+    const input = inputFor<z.infer<S> & { callbackUrl?: string }>(event, signal);
+    const { callbackUrl, ...body } = input.body;
+    if (callbackUrl !== undefined) return acceptJob(route, body, callbackUrl, input.caller);
+    return fileResponse(await work({ ...input, body: body as z.infer<S> }));
+  }) as unknown as StreamingHandler;
+
+  return awslambda.streamifyResponse<StreamingHandler>(async (event, responseStream, context) => {
+    if (!isJobEvent(event)) return http(event, responseStream, context);
+    const budget = Math.max(1000, context.getRemainingTimeInMillis() - JOB_SAFETY_MARGIN_MS);
+    await runJob(event.job.jobId, work as Parameters<typeof runJob>[1], AbortSignal.timeout(budget));
+    responseStream.end();
+  });
+}

@@ -1,0 +1,66 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { config } from '#shared/config.ts';
+import { contentDisposition } from '#shared/http/headers.ts';
+import type { FileResult } from '#shared/http/respond.ts';
+import type { JobRecord } from '#shared/jobs/record.ts';
+
+/** Job records and results in S3 (an S3-protocol server on loopback when run locally). */
+let client: S3Client | undefined;
+
+/** Created on first use, so that functions that never touch it pay nothing at start. */
+const s3 = () =>
+  (client ??= new S3Client({
+    ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true } : {}),
+  }));
+
+const recordKey = (jobId: string) => `jobs/${jobId}.json`;
+
+export async function saveJob(record: JobRecord): Promise<void> {
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: config.JOBS_BUCKET,
+      Key: recordKey(record.jobId),
+      Body: JSON.stringify(record),
+      ContentType: 'application/json',
+    }),
+  );
+}
+
+export async function loadJob(jobId: string): Promise<JobRecord | undefined> {
+  try {
+    const answer = await s3().send(
+      new GetObjectCommand({ Bucket: config.JOBS_BUCKET, Key: recordKey(jobId) }),
+    );
+    return JSON.parse((await answer.Body?.transformToString('utf8')) ?? 'null') as JobRecord;
+  } catch (error) {
+    if (error instanceof NoSuchKey) return undefined;
+    throw error;
+  }
+}
+
+/** Streams a job's result file from the workspace to S3. */
+export async function saveResult(jobId: string, file: FileResult): Promise<NonNullable<JobRecord['result']>> {
+  const key = `results/${jobId}/${file.fileName}`;
+  const { size } = await stat(file.path);
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: config.JOBS_BUCKET,
+      Key: key,
+      Body: createReadStream(file.path),
+      ContentLength: size,
+      ContentType: file.contentType,
+      ContentDisposition: contentDisposition(file.fileName),
+    }),
+  );
+  return { key, fileName: file.fileName, contentType: file.contentType, sizeBytes: size };
+}
+
+/** A time-limited download link for a finished job's result. */
+export function resultUrl(record: JobRecord): Promise<string | undefined> {
+  if (!record.result) return Promise.resolve(undefined);
+  const command = new GetObjectCommand({ Bucket: config.JOBS_BUCKET, Key: record.result.key });
+  return getSignedUrl(s3(), command, { expiresIn: config.JOB_RESULT_URL_SECONDS });
+}
