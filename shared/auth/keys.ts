@@ -16,9 +16,9 @@ export function parseApiKeys(spec: string | undefined): Map<string, ApiKeyRecord
   for (const entry of (spec ?? '').split(',').map((part) => part.trim())) {
     if (!entry) continue;
     const [key, tier, rpm, ...rest] = entry.split(':');
-    if (!key || !isTierName(tier) || tier === 'free' || rest.length > 0) {
+    if (!key || !isTierName(tier) || rest.length > 0) {
       throw new Error(
-        `API_KEYS entry "${entry.slice(0, 4)}…" must be key:pro, key:enterprise or key:enterprise:<rpm>`,
+        `API_KEYS entry "${entry.slice(0, 4)}…" must be key:<free|pro|enterprise> or key:enterprise:<rpm>`,
       );
     }
     if (rpm !== undefined && (tier !== 'enterprise' || !/^[1-9]\d*$/.test(rpm))) {

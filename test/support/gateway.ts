@@ -3,6 +3,8 @@ import { once } from 'node:events';
 
 export interface RunningGateway {
   url: string;
+  /** The S3 endpoint the gateway uses for the job store. */
+  s3Endpoint: string;
   stop(): Promise<void>;
 }
 
@@ -17,14 +19,14 @@ export async function startLocalGateway(env: Record<string, string> = {}): Promi
     },
   );
   let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
+  const [url, s3Endpoint] = await new Promise<[string, string]>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not start: ${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const found = /Listening on (http:\/\/\S+)/.exec(output);
-      if (found?.[1]) {
+      const found = /Listening on (http:\/\/\S+) \(S3 at (http:\/\/[^)\s]+)\)/.exec(output);
+      if (found?.[1] && found[2]) {
         clearTimeout(timer);
-        resolve(found[1]);
+        resolve([found[1], found[2]]);
       }
     };
     child.stdout?.on('data', onData);
@@ -33,6 +35,7 @@ export async function startLocalGateway(env: Record<string, string> = {}): Promi
   });
   return {
     url,
+    s3Endpoint,
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
