@@ -25,6 +25,21 @@ function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
 
 const reasonOf = (signal: AbortSignal): unknown => signal.reason ?? new Error('aborted');
 
+/** Says what went wrong in words a caller can act on, without addresses or internals. */
+function unreachable(host: string, error: unknown): HttpError {
+  const code = (error as { code?: unknown }).code;
+  const text = typeof code === 'string' ? code : '';
+  let what = `Could not connect to ${host}.`;
+  if (text === 'ECONNREFUSED') what = `${host} refused the connection.`;
+  else if (text === 'ECONNRESET') what = `${host} closed the connection before answering.`;
+  else if (/^(EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|EADDRNOTAVAIL)$/.test(text))
+    what = `${host} could not be reached.`;
+  else if (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|^ERR_TLS|^ERR_SSL/.test(text)) {
+    what = `The TLS certificate of ${host} was not accepted.`;
+  } else if (/^HPE_/.test(text)) what = `${host} did not answer with valid HTTP.`;
+  return new HttpError('source_unreachable', what, { cause: error });
+}
+
 /**
  * Sends one HTTP(S) request to the address the host was resolved to and checked at, never to a
  * second resolution of the name (no DNS rebinding), without following redirects and without a
@@ -54,7 +69,7 @@ export async function openPinnedRequest(url: URL, options: PinnedRequestOptions)
     // then fails on its own), and an unheard 'error' event would crash the process.
     request.on('error', (error) => {
       if (signal.aborted) reject(reasonOf(signal));
-      else reject(new HttpError('source_unreachable', `Could not connect to ${host}.`, { cause: error }));
+      else reject(unreachable(host, error));
     });
     request.end(options.body);
   });

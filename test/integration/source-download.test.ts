@@ -293,7 +293,7 @@ describe('downloadSource: time and connection failures', () => {
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     const error = await failure(downloadSource(`http://127.0.0.1:${port}/a.png`, options()));
     expect(error.code).toBe('source_unreachable');
-    expect(error.message).not.toContain(String(port));
+    expect(error.message).toBe('127.0.0.1 refused the connection.');
   });
 
   it('answers source_unreachable when the connection breaks mid-body', async () => {
@@ -304,6 +304,19 @@ describe('downloadSource: time and connection failures', () => {
     const error = await failure(downloadSource(url, options()));
     expect(error.code).toBe('source_unreachable');
     expect(await workspaceFiles()).toEqual([]);
+  });
+
+  it('answers source_unreachable for a server that does not speak HTTP', async () => {
+    const raw = createServer((socket) => socket.resume().end('SSH-2.0-OpenSSH_9.6\r\n'));
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = raw.address() as AddressInfo;
+      const error = await failure(downloadSource(`http://127.0.0.1:${port}/a.png`, options()));
+      expect(error.code).toBe('source_unreachable');
+      expect(error.message).toBe('127.0.0.1 did not answer with valid HTTP.');
+    } finally {
+      await new Promise<void>((resolve) => raw.close(() => resolve()));
+    }
   });
 
   it('stops when the caller aborts, with the caller’s reason', async () => {
@@ -384,6 +397,7 @@ describe('downloadSource: addresses', () => {
       );
       // The certificate is self-signed, so a client that checks certificates must refuse it.
       expect(error.code).toBe('source_unreachable');
+      expect(error.message).toBe('The TLS certificate of files.example.test was not accepted.');
       expect(names).toEqual(['files.example.test']);
       expect(await workspaceFiles()).toEqual([]);
     } finally {
