@@ -152,6 +152,7 @@ function unsupported(found: SourceFormat | undefined, accept: readonly SourceFor
  */
 export async function downloadSource(rawUrl: string, options: SourceOptions): Promise<Source> {
   const url = assertHttpUrl(rawUrl, options.field);
+  const path = await options.workspace.file(options.fileName ?? 'source');
   const timeoutMs = options.timeoutMs ?? config.SOURCE_TIMEOUT_MS;
   const deadline = new AbortController();
   const timer = setTimeout(() => {
@@ -163,7 +164,6 @@ export async function downloadSource(rawUrl: string, options: SourceOptions): Pr
     );
   }, timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
-  const path = await options.workspace.file(options.fileName ?? 'source');
   let response: IncomingMessage | undefined;
   try {
     response = await openPinnedRequest(url, {
