@@ -1,18 +1,102 @@
 import type { RouteSpec } from '#shared/routes/types.ts';
-import { slugifyBody, slugifyResult } from '#shared/text/schemas.ts';
+import {
+  codecResult,
+  decodeBody,
+  encodeBody,
+  hashBody,
+  hashResult,
+  slugifyBody,
+  slugifyResult,
+  textCaseBody,
+  textCaseResult,
+  textStatsBody,
+  textStatsResult,
+} from '#shared/text/schemas.ts';
+
+const text = { method: 'POST', kind: 'json', tag: 'Text' } as const;
 
 export const textRoutes: RouteSpec[] = [
   {
-    method: 'POST',
+    ...text,
     path: '/slugify',
     function: 'slugify',
-    kind: 'json',
-    tag: 'Text',
     summary: 'Turn text into a URL slug',
-    description: 'Unicode is folded to ASCII (German, French, Nordic, Cyrillic and more).',
+    description:
+      'Unicode is folded to ASCII: German, French, Nordic, Cyrillic, Greek and more are transliterated. ' +
+      'Umlauts fold to their base letter ("Wörld" → "world") unless `locale` asks for a language\'s own rules ' +
+      '(`de`: ä → ae). `maxLength` cuts the slug without leaving a trailing separator.',
     body: slugifyBody,
     response: slugifyResult,
     example: { text: 'Héllo Wörld!' },
+    errors: [],
+  },
+  {
+    ...text,
+    path: '/hash',
+    function: 'hash',
+    summary: 'Hash text',
+    description:
+      "The digest of the text's UTF-8 bytes. md5 and sha1 are there for checksums, not for security.",
+    body: hashBody,
+    response: hashResult,
+    example: { text: 'hello', algorithm: 'sha256' },
+    errors: [],
+  },
+  {
+    ...text,
+    path: '/encode',
+    function: 'encode',
+    summary: 'Encode text (base64, base64url, base32, hex, url, html)',
+    description:
+      "base64, base64url, base32 and hex encode the text's UTF-8 bytes: base64 and base32 padded (RFC 4648 §4, §6), " +
+      'base64url unpadded (RFC 4648 §5, as in JWTs), hex in lowercase. `url` percent-encodes like encodeURIComponent ' +
+      "(RFC 3986 unreserved characters and `!'()*` stay). `html` writes & < > \" ' as character references.",
+    body: encodeBody,
+    response: codecResult,
+    example: { text: 'Hello, Wörld!', encoding: 'base64' },
+    errors: [],
+  },
+  {
+    ...text,
+    path: '/decode',
+    function: 'decode',
+    summary: 'Decode text written in base64, base64url, base32, hex, url or html',
+    description:
+      'Strict: a character outside the alphabet, white space, wrong padding or non-zero padding bits, an odd number of ' +
+      'hex digits, a broken %XX escape or a bad character reference answers 400 `invalid_input`, and so do bytes that ' +
+      'are not UTF-8 text. base64url and base32 are read padded or unpadded; base32 and hex in either letter case. ' +
+      '`url` does not turn `+` into a space. `html` decodes as a browser does in text, but refuses unknown named ' +
+      'references (`&foo;`) and numeric references without `;` or to invalid code points.',
+    body: decodeBody,
+    response: codecResult,
+    example: { text: 'SGVsbG8sIFfDtnJsZCE=', encoding: 'base64' },
+    errors: ['invalid_input'],
+  },
+  {
+    ...text,
+    path: '/text-case',
+    function: 'text-case',
+    summary: 'Change the case of text',
+    description:
+      'lower, upper, title (every word capitalised) and sentence (every sentence capitalised, the rest lower case) ' +
+      'keep spacing and punctuation. camel, pascal, snake, kebab and constant build an identifier from the words.',
+    body: textCaseBody,
+    response: textCaseResult,
+    example: { text: 'hello wonderful world', case: 'camel' },
+    errors: [],
+  },
+  {
+    ...text,
+    path: '/text-stats',
+    function: 'text-stats',
+    summary: 'Count characters, words, sentences, lines and paragraphs',
+    description:
+      'Characters are grapheme clusters (what a reader sees as one character); words and sentences follow Unicode ' +
+      'segmentation (Intl.Segmenter). A final line break starts no new line. Paragraphs are separated by blank lines. ' +
+      'Reading time assumes 200 words per minute, rounded up to whole seconds.',
+    body: textStatsBody,
+    response: textStatsResult,
+    example: { text: 'Hello world. This is a test.\n\nSecond paragraph.' },
     errors: [],
   },
 ];
