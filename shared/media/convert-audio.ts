@@ -1,0 +1,130 @@
+import {
+  type AudioOutputFormat,
+  contentTypeOf,
+  demuxerOf,
+  faststartFormats,
+  muxerOf,
+} from '#shared/media/formats.ts';
+import {
+  inspectMedia,
+  type MediaContext,
+  type MediaFile,
+  type MediaInput,
+  runMediaJob,
+} from '#shared/media/job.ts';
+import { assertDurationWithinTier, assertWithinDuration, requireStream } from '#shared/media/limits.ts';
+import { boundedTrim, encoderThreads, trimmedSeconds, trimOptions } from '#shared/media/options.ts';
+import type { MediaInfo, StreamInfo } from '#shared/media/probe.ts';
+import type { FfmpegJob } from '#shared/media/run.ts';
+
+export interface AudioOptions {
+  outputFormat: AudioOutputFormat;
+  /** kbit/s, lossy formats only. */
+  bitrate?: number | undefined;
+  sampleRate?: number | undefined;
+  channels?: 1 | 2 | undefined;
+  start?: number | undefined;
+  duration?: number | undefined;
+}
+
+interface AudioTarget {
+  /** Source codecs the container holds as they are. */
+  copies: readonly string[];
+  encoder: string;
+  /** kbit/s when no bitrate is asked; undefined for lossless encoders. */
+  defaultKbps?: number;
+}
+
+const targets: Readonly<Record<AudioOutputFormat, AudioTarget>> = {
+  mp3: { copies: ['mp3'], encoder: 'libmp3lame', defaultKbps: 192 },
+  wav: { copies: ['pcm_s16le', 'pcm_s24le', 'pcm_s32le', 'pcm_f32le', 'pcm_u8'], encoder: 'pcm_s16le' },
+  ogg: { copies: ['opus', 'vorbis'], encoder: 'libopus', defaultKbps: 128 },
+  aac: { copies: ['aac'], encoder: 'aac', defaultKbps: 160 },
+  flac: { copies: ['flac'], encoder: 'flac' },
+  m4a: { copies: ['aac', 'alac'], encoder: 'aac', defaultKbps: 160 },
+};
+
+/** Opus runs at these rates only; another asked rate in Ogg is written with Vorbis instead. */
+const opusSampleRates: ReadonlySet<number> = new Set([8000, 12000, 16000, 24000, 48000]);
+
+/** The encoder for a target, or 'copy' when the source stream fits and nothing was asked to change. */
+export function audioCodecFor(stream: StreamInfo, options: AudioOptions): string {
+  const target = targets[options.outputFormat];
+  const changes =
+    options.bitrate !== undefined ||
+    (options.sampleRate !== undefined && options.sampleRate !== stream.sampleRate) ||
+    (options.channels !== undefined && options.channels !== stream.channels);
+  if (!changes && target.copies.includes(stream.codec)) return 'copy';
+  if (
+    options.outputFormat === 'ogg' &&
+    options.sampleRate !== undefined &&
+    !opusSampleRates.has(options.sampleRate)
+  ) {
+    return 'libvorbis';
+  }
+  return target.encoder;
+}
+
+/** Output options for the audio stream of any result: codec, bitrate, rate and channels. */
+export function audioEncodeOptions(
+  codec: string,
+  options: Omit<AudioOptions, 'start' | 'duration'>,
+): string[] {
+  if (codec === 'copy') return ['-c:a', 'copy'];
+  const kbps = options.bitrate ?? targets[options.outputFormat].defaultKbps;
+  return [
+    '-c:a',
+    codec,
+    ...(kbps !== undefined && codec !== 'flac' && !codec.startsWith('pcm_') ? ['-b:a', `${kbps}k`] : []),
+    ...(options.sampleRate !== undefined ? ['-ar', String(options.sampleRate)] : []),
+    ...(options.channels !== undefined ? ['-ac', String(options.channels)] : []),
+  ];
+}
+
+/** The whole ffmpeg job for an audio conversion; pure, so the choices can be tested without running it. */
+export function planAudio(
+  input: MediaInput,
+  info: MediaInfo,
+  options: AudioOptions,
+  output: string,
+): FfmpegJob {
+  const stream = requireStream(info, 'audio');
+  const codec = audioCodecFor(stream, options);
+  return {
+    input: input.path,
+    demuxer: demuxerOf[input.format],
+    inputOptions: trimOptions(options).input,
+    output,
+    outputOptions: [
+      '-map',
+      `0:${stream.index}`,
+      ...audioEncodeOptions(codec, options),
+      ...trimOptions(options).output,
+      ...encoderThreads(),
+      ...(faststartFormats.has(options.outputFormat) ? ['-movflags', '+faststart'] : []),
+      '-f',
+      muxerOf[options.outputFormat],
+    ],
+    expectedSeconds: trimmedSeconds(info, options),
+  };
+}
+
+/** Converts (or extracts) the first audio stream of a source into an audio file. */
+export async function convertAudio(
+  input: MediaInput,
+  options: AudioOptions,
+  context: MediaContext,
+): Promise<MediaFile> {
+  const info = await inspectMedia(input, context);
+  requireStream(info, 'audio');
+  assertDurationWithinTier(info, context.tier, context.maxMediaSeconds);
+  assertWithinDuration(info, 'start', options.start);
+  const output = await context.workspace.file(`output.${options.outputFormat}`);
+  const bounded = boundedTrim(info, options, context.maxMediaSeconds);
+  await runMediaJob(planAudio(input, info, bounded, output), context);
+  return {
+    path: output,
+    contentType: contentTypeOf[options.outputFormat],
+    fileName: `${input.baseName}.${options.outputFormat}`,
+  };
+}

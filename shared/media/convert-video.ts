@@ -1,0 +1,251 @@
+import {
+  contentTypeOf,
+  demuxerOf,
+  faststartFormats,
+  muxerOf,
+  type VideoOutputFormat,
+} from '#shared/media/formats.ts';
+import {
+  inspectMedia,
+  type MediaContext,
+  type MediaFile,
+  type MediaInput,
+  runMediaJob,
+} from '#shared/media/job.ts';
+import { assertDurationWithinTier, assertWithinDuration, requireStream } from '#shared/media/limits.ts';
+import { boundedTrim, encoderThreads, trimmedSeconds, trimOptions } from '#shared/media/options.ts';
+import { firstStream, type MediaInfo, type StreamInfo } from '#shared/media/probe.ts';
+import type { FfmpegJob } from '#shared/media/run.ts';
+import type { VideoQuality } from '#shared/media/schemas.ts';
+
+export interface VideoOptions {
+  outputFormat: VideoOutputFormat;
+  width?: number | undefined;
+  height?: number | undefined;
+  /** Given means: re-encode at this level even where the stream could be copied. */
+  quality?: VideoQuality | undefined;
+  fps?: number | undefined;
+  start?: number | undefined;
+  duration?: number | undefined;
+  mute?: boolean | undefined;
+}
+
+type VideoEncoder = 'libx264' | 'libvpx-vp9' | 'mpeg4';
+
+interface VideoTarget {
+  videoCopies: readonly string[];
+  audioCopies: readonly string[];
+  videoEncoder: VideoEncoder;
+  audioEncoder: string;
+  audioKbps: number;
+  /** Whether the container keeps a rotation flag, so a rotated stream may be copied. */
+  keepsRotation: boolean;
+}
+
+const mp4Family: Pick<VideoTarget, 'videoEncoder' | 'audioEncoder' | 'audioKbps' | 'keepsRotation'> = {
+  videoEncoder: 'libx264',
+  audioEncoder: 'aac',
+  audioKbps: 128,
+  keepsRotation: true,
+};
+
+const targets: Readonly<Record<VideoOutputFormat, VideoTarget>> = {
+  mp4: { ...mp4Family, videoCopies: ['h264', 'hevc', 'mpeg4'], audioCopies: ['aac', 'mp3', 'ac3', 'alac'] },
+  mov: {
+    ...mp4Family,
+    videoCopies: ['h264', 'hevc', 'mpeg4', 'mjpeg', 'prores'],
+    audioCopies: ['aac', 'mp3', 'ac3', 'alac', 'pcm_s16le', 'pcm_s24le'],
+  },
+  mkv: {
+    videoEncoder: 'libx264',
+    audioEncoder: 'aac',
+    audioKbps: 128,
+    keepsRotation: false,
+    videoCopies: ['h264', 'hevc', 'mpeg4', 'vp8', 'vp9', 'av1', 'theora', 'mjpeg'],
+    audioCopies: ['aac', 'mp3', 'opus', 'vorbis', 'flac', 'ac3', 'alac', 'pcm_s16le', 'pcm_s24le'],
+  },
+  webm: {
+    videoEncoder: 'libvpx-vp9',
+    audioEncoder: 'libopus',
+    audioKbps: 96,
+    keepsRotation: false,
+    videoCopies: ['vp8', 'vp9', 'av1'],
+    audioCopies: ['opus', 'vorbis'],
+  },
+  avi: {
+    videoEncoder: 'mpeg4',
+    audioEncoder: 'libmp3lame',
+    audioKbps: 160,
+    keepsRotation: false,
+    videoCopies: ['mpeg4', 'mjpeg'],
+    audioCopies: ['mp3', 'ac3', 'pcm_s16le'],
+  },
+};
+
+/** Per quality level: x264 preset and CRF, VP9 CRF, MPEG-4 quantiser. */
+const levels: Readonly<
+  Record<VideoQuality, { preset: string; crf: number; vp9Crf: number; mpeg4Q: number }>
+> = {
+  low: { preset: 'veryfast', crf: 28, vp9Crf: 42, mpeg4Q: 8 },
+  medium: { preset: 'veryfast', crf: 23, vp9Crf: 35, mpeg4Q: 5 },
+  high: { preset: 'faster', crf: 19, vp9Crf: 30, mpeg4Q: 3 },
+};
+
+export function videoEncodeOptions(encoder: VideoEncoder, quality: VideoQuality): string[] {
+  const level = levels[quality];
+  switch (encoder) {
+    case 'libx264':
+      return ['-c:v', 'libx264', '-preset', level.preset, '-crf', String(level.crf), '-pix_fmt', 'yuv420p'];
+    case 'libvpx-vp9':
+      // Realtime mode with the fastest speed step: the difference between a request and a timeout.
+      return [
+        '-c:v',
+        'libvpx-vp9',
+        '-deadline',
+        'realtime',
+        '-cpu-used',
+        '8',
+        '-row-mt',
+        '1',
+        '-crf',
+        String(level.vp9Crf),
+        '-b:v',
+        '0',
+        '-pix_fmt',
+        'yuv420p',
+      ];
+    case 'mpeg4':
+      return ['-c:v', 'mpeg4', '-vtag', 'xvid', '-q:v', String(level.mpeg4Q), '-pix_fmt', 'yuv420p'];
+  }
+}
+
+const even = (value: number) => Math.max(2, 2 * Math.round(value / 2));
+
+/** The picture as a player shows it: pixel aspect applied, rotation turned. */
+export function displaySize(stream: StreamInfo): { width: number; height: number } | undefined {
+  if (!stream.width || !stream.height) return undefined;
+  const width = stream.width * (stream.pixelAspect ?? 1);
+  const turned = stream.rotation === 90 || stream.rotation === 270;
+  return turned ? { width: stream.height, height: width } : { width, height: stream.height };
+}
+
+/**
+ * The output size: the asked width and/or height with the aspect ratio kept (both: the largest
+ * size that fits inside that box), rounded to even numbers as 4:2:0 encoders need.
+ */
+export function fitDimensions(
+  source: { width: number; height: number },
+  width: number | undefined,
+  height: number | undefined,
+): { width: number; height: number } {
+  const aspect = source.width / source.height;
+  if (width !== undefined && height !== undefined) {
+    const scale = Math.min(width / source.width, height / source.height);
+    return { width: even(source.width * scale), height: even(source.height * scale) };
+  }
+  if (width !== undefined) return { width: even(width), height: even(width / aspect) };
+  if (height !== undefined) return { width: even(height * aspect), height: even(height) };
+  return { width: even(source.width), height: even(source.height) };
+}
+
+export interface VideoPlan {
+  job: FfmpegJob;
+  videoCodec: string;
+  audioCodec: string | undefined;
+}
+
+/** The whole ffmpeg job for a video conversion; pure, so the choices can be tested without running it. */
+export function planVideo(
+  input: MediaInput,
+  info: MediaInfo,
+  options: VideoOptions,
+  output: string,
+): VideoPlan {
+  const video = requireStream(info, 'video');
+  const audio = options.mute ? undefined : firstStream(info, 'audio');
+  const target = targets[options.outputFormat];
+  const shown = displaySize(video);
+  const size = shown ? fitDimensions(shown, options.width, options.height) : undefined;
+  // Frames reach the filters already turned upright (ffmpeg's autorotate).
+  const turned = video.rotation === 90 || video.rotation === 270;
+  const frame = turned
+    ? { width: video.height, height: video.width }
+    : { width: video.width, height: video.height };
+  const resized =
+    size !== undefined &&
+    (size.width !== frame.width || size.height !== frame.height || video.pixelAspect !== undefined);
+  const retimed = options.fps !== undefined && Math.abs(options.fps - (video.fps ?? 0)) > 0.001;
+  const cut = (options.start ?? 0) > 0;
+  const copyVideo =
+    target.videoCopies.includes(video.codec) &&
+    options.quality === undefined &&
+    !resized &&
+    !retimed &&
+    !cut &&
+    (video.rotation === undefined || target.keepsRotation);
+  const copyAudio = audio !== undefined && target.audioCopies.includes(audio.codec) && !cut;
+
+  const filters = [
+    ...(resized && size ? [`scale=${size.width}:${size.height}`, 'setsar=1'] : []),
+    ...(retimed ? [`fps=${Number(options.fps?.toFixed(3))}`] : []),
+  ];
+  const videoOptions = copyVideo
+    ? ['-c:v', 'copy', ...(video.codec === 'hevc' && target.keepsRotation ? ['-tag:v', 'hvc1'] : [])]
+    : [
+        ...(filters.length > 0 ? ['-vf', filters.join(',')] : []),
+        ...videoEncodeOptions(target.videoEncoder, options.quality ?? 'medium'),
+      ];
+  const audioOptions =
+    audio === undefined
+      ? ['-an']
+      : [
+          '-map',
+          `0:${audio.index}`,
+          ...(copyAudio ? ['-c:a', 'copy'] : ['-c:a', target.audioEncoder, '-b:a', `${target.audioKbps}k`]),
+        ];
+  const trim = trimOptions(options);
+  return {
+    videoCodec: copyVideo ? 'copy' : target.videoEncoder,
+    audioCodec: audio === undefined ? undefined : copyAudio ? 'copy' : target.audioEncoder,
+    job: {
+      input: input.path,
+      demuxer: demuxerOf[input.format],
+      inputOptions: trim.input,
+      output,
+      outputOptions: [
+        '-map',
+        `0:${video.index}`,
+        ...videoOptions,
+        ...audioOptions,
+        ...trim.output,
+        ...encoderThreads(),
+        '-max_muxing_queue_size',
+        '1024',
+        ...(faststartFormats.has(options.outputFormat) ? ['-movflags', '+faststart'] : []),
+        '-f',
+        muxerOf[options.outputFormat],
+      ],
+      expectedSeconds: trimmedSeconds(info, options),
+    },
+  };
+}
+
+/** Converts a video into another container, copying streams where they fit. */
+export async function convertVideo(
+  input: MediaInput,
+  options: VideoOptions,
+  context: MediaContext,
+): Promise<MediaFile> {
+  const info = await inspectMedia(input, context);
+  requireStream(info, 'video');
+  assertDurationWithinTier(info, context.tier, context.maxMediaSeconds);
+  assertWithinDuration(info, 'start', options.start);
+  const output = await context.workspace.file(`output.${options.outputFormat}`);
+  const bounded = boundedTrim(info, options, context.maxMediaSeconds);
+  await runMediaJob(planVideo(input, info, bounded, output).job, context);
+  return {
+    path: output,
+    contentType: contentTypeOf[options.outputFormat],
+    fileName: `${input.baseName}.${options.outputFormat}`,
+  };
+}

@@ -1,0 +1,175 @@
+import { execFile } from 'node:child_process';
+import ffmpeg from 'fluent-ffmpeg';
+import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
+
+/**
+ * The only module that starts ffmpeg or ffprobe. Everything else describes a job in plain data
+ * (input, demuxer, options, output), so the engine behind it can be swapped without touching the
+ * converters or the handlers.
+ *
+ * Every run is confined: the input is read through the `file` protocol only and with the one
+ * demuxer the caller names, and a deadline or an abort kills the process with SIGKILL; the promise
+ * settles only after the process has exited, so nothing outlives the request.
+ */
+
+ffmpeg.setFfmpegPath(ffmpegPath);
+ffmpeg.setFfprobePath(ffprobePath);
+
+export interface FfmpegJob {
+  /** A local file; it is opened as `file:<path>`, never as a URL. */
+  input: string;
+  /** The ffmpeg demuxer (`-f`) the input is read with; required, so that nothing is guessed. */
+  demuxer: string;
+  /** Options placed before the input, e.g. a seek. */
+  inputOptions?: readonly string[];
+  output: string;
+  outputOptions: readonly string[];
+  /** Seconds of media the output will hold; turns ffmpeg's time mark into a percentage. */
+  expectedSeconds?: number;
+}
+
+export interface RunOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Percent done, 0–100, at most about twice a second as ffmpeg reports. */
+  onProgress?: (percent: number) => void;
+}
+
+/** ffmpeg or ffprobe ended with an error; `message` carries the tail of its log, for the native-error table. */
+export class MediaToolError extends Error {
+  constructor(tool: 'ffmpeg' | 'ffprobe', detail: string, options?: { cause?: unknown }) {
+    super(`${tool} failed: ${detail}`, options);
+    this.name = 'MediaToolError';
+  }
+}
+
+/** The run passed its deadline and was killed. */
+export class MediaTimeoutError extends Error {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    super(`media processing exceeded ${timeoutMs} ms and was killed`);
+    this.name = 'MediaTimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** Reads only local files, whatever a container may reference. */
+const confinedInput = (demuxer: string) => ['-nostdin', '-protocol_whitelist', 'file', '-f', demuxer];
+
+const lastLines = (text: string, count = 8) =>
+  text
+    .split(/\r?\n|\r/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^(frame|size)=/.test(line))
+    .slice(-count)
+    .join('\n');
+
+/** `HH:MM:SS.cc` → seconds. */
+function timemarkSeconds(mark: string): number | undefined {
+  const match = /^(-?\d+):(\d\d):(\d\d(?:\.\d+)?)$/.exec(mark);
+  if (!match) return undefined;
+  return Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]);
+}
+
+/** Runs one ffmpeg job to completion, or kills it at the deadline or on abort. */
+export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
+  const { signal, timeoutMs, onProgress } = options;
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const command = ffmpeg({ stdoutLines: 40 })
+      .input(`file:${job.input}`)
+      .inputOptions([...confinedInput(job.demuxer), ...(job.inputOptions ?? [])])
+      .output(job.output)
+      .outputOptions(['-v', 'error', '-stats', ...job.outputOptions]);
+    // The binaries are ours and known; fluent-ffmpeg would otherwise list formats and encoders by
+    // spawning ffmpeg several times before the first job of each container.
+    (
+      command as unknown as { _checkCapabilities: (done: (error?: Error) => void) => void }
+    )._checkCapabilities = (done) => done();
+
+    let stopped: 'timeout' | 'abort' | undefined;
+    const stop = (why: 'timeout' | 'abort') => {
+      stopped ??= why;
+      // Before the spawn there is no process yet; 'start' below kills it as soon as it exists.
+      if ((command as unknown as { ffmpegProc?: unknown }).ffmpegProc) command.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => stop('timeout'), timeoutMs);
+    const onAbort = () => stop('abort');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = (error?: Error) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (stopped === 'timeout') reject(new MediaTimeoutError(timeoutMs));
+      else if (stopped === 'abort') reject(signal?.reason ?? new Error('aborted'));
+      else if (error) reject(error);
+      else resolve();
+    };
+
+    command.on('start', () => {
+      if (stopped) command.kill('SIGKILL');
+    });
+    if (onProgress && job.expectedSeconds && job.expectedSeconds > 0) {
+      const expected = job.expectedSeconds;
+      command.on('progress', (progress: { timemark?: string }) => {
+        const done = timemarkSeconds(progress.timemark ?? '');
+        if (done !== undefined) onProgress(Math.max(0, Math.min(100, (done / expected) * 100)));
+      });
+    }
+    // 'end' and 'error' come after the process has exited and its pipes have closed.
+    command.on('end', () => {
+      if (!stopped) onProgress?.(100);
+      finish();
+    });
+    command.on('error', (error: Error, _stdout: string | null, stderr: string | null) => {
+      finish(new MediaToolError('ffmpeg', lastLines(stderr ?? '') || error.message, { cause: error }));
+    });
+    command.run();
+  });
+}
+
+/** What ffprobe reports with `-show_format -show_streams`, as parsed JSON. */
+export interface RawProbe {
+  format?: Record<string, unknown>;
+  streams?: Array<Record<string, unknown>>;
+}
+
+/** Runs ffprobe on a local file with a forced demuxer, killed at the deadline or on abort. */
+export function runFfprobe(
+  path: string,
+  demuxer: string,
+  options: Omit<RunOptions, 'onProgress'>,
+): Promise<RawProbe> {
+  const { signal, timeoutMs } = options;
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  const args = [
+    '-v',
+    'error',
+    ...confinedInput(demuxer).slice(1),
+    '-print_format',
+    'json',
+    '-show_format',
+    '-show_streams',
+    `file:${path}`,
+  ];
+  return new Promise<RawProbe>((resolve, reject) => {
+    // execFile calls back once the process has exited and its pipes have closed.
+    execFile(
+      ffprobePath,
+      args,
+      { timeout: timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: 8 * 1024 * 1024, windowsHide: true },
+      (error, stdout, stderr) => {
+        if (signal?.aborted) return reject(signal.reason);
+        if (error) {
+          const killed = (error as { killed?: boolean }).killed;
+          if (killed) return reject(new MediaTimeoutError(timeoutMs));
+          return reject(new MediaToolError('ffprobe', lastLines(stderr) || error.message, { cause: error }));
+        }
+        try {
+          resolve(JSON.parse(stdout) as RawProbe);
+        } catch (cause) {
+          reject(new MediaToolError('ffprobe', 'unreadable output', { cause }));
+        }
+      },
+    );
+  });
+}

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import {
+  type AudioOutputFormat,
+  audioOutputFormats,
+  imageOutputFormats,
+  videoOutputFormats,
+} from '#shared/media/formats.ts';
+
+const sourceUrl = z
+  .string()
+  .min(1)
+  .max(4096)
+  .describe('An absolute http(s) URL of the audio or video file; the format is read from its bytes.');
+
+const seconds = (description: string) => z.number().min(0).max(86_400).describe(description);
+
+const start = seconds('Start at this many seconds into the source (a cut that is exact to the frame).');
+const duration = z.number().gt(0).max(86_400).describe('Keep at most this many seconds.');
+
+const bitrate = z.number().int().min(32).max(320).describe('Audio bitrate in kbit/s (lossy formats only).');
+
+/** The sample rates every lossy encoder in use can write (mp3 stops at 48000). */
+export const sampleRates = [
+  8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000, 88200, 96000,
+] as const;
+const mp3SampleRates: ReadonlySet<number> = new Set(sampleRates.filter((rate) => rate <= 48_000));
+
+const losslessAudio: ReadonlySet<AudioOutputFormat> = new Set(['wav', 'flac']);
+
+/** Cross-field rules: a bitrate means nothing to lossless formats, and mp3 cannot hold every rate. */
+function checkAudioTarget(
+  body: { outputFormat: AudioOutputFormat; bitrate?: number | undefined; sampleRate?: number | undefined },
+  context: z.core.$RefinementCtx,
+): void {
+  if (body.bitrate !== undefined && losslessAudio.has(body.outputFormat)) {
+    context.addIssue({
+      code: 'custom',
+      path: ['bitrate'],
+      message: `${body.outputFormat} is lossless; leave bitrate out or choose mp3, ogg, aac or m4a`,
+    });
+  }
+  if (body.sampleRate !== undefined && body.outputFormat === 'mp3' && !mp3SampleRates.has(body.sampleRate)) {
+    context.addIssue({ code: 'custom', path: ['sampleRate'], message: 'mp3 holds sample rates up to 48000' });
+  }
+}
+
+export const audioConvertBody = z
+  .strictObject({
+    sourceUrl,
+    outputFormat: z.enum(audioOutputFormats).describe('The audio format to write.'),
+    bitrate: bitrate.optional(),
+    sampleRate: z.literal(sampleRates).optional().describe('Output sample rate in Hz; default the source’s.'),
+    channels: z.literal([1, 2]).optional().describe('1 (mono) or 2 (stereo); default the source’s.'),
+    start: start.optional(),
+    duration: duration.optional(),
+  })
+  .superRefine(checkAudioTarget);
+export type AudioConvertBody = z.infer<typeof audioConvertBody>;
+
+export const videoQualities = ['low', 'medium', 'high'] as const;
+export type VideoQuality = (typeof videoQualities)[number];
+
+const dimension = (axis: string) =>
+  z
+    .number()
+    .int()
+    .min(16)
+    .max(7680)
+    .describe(
+      `Output ${axis} in pixels; the aspect ratio is kept and dimensions are rounded to even numbers.`,
+    );
+
+export const videoConvertBody = z.strictObject({
+  sourceUrl,
+  outputFormat: z.enum(videoOutputFormats).describe('The container to write.'),
+  width: dimension('width').optional(),
+  height: dimension('height').optional(),
+  quality: z
+    .enum(videoQualities)
+    .optional()
+    .describe(
+      'Encoding quality: low, medium (the default when re-encoding) or high. Giving it asks for a re-encode even where the stream could be copied.',
+    ),
+  fps: z.number().gt(0).max(120).optional().describe('Output frame rate.'),
+  start: start.optional(),
+  duration: duration.optional(),
+  mute: z.boolean().default(false).describe('Drop the audio.'),
+});
+export type VideoConvertBody = z.infer<typeof videoConvertBody>;
+
+export const extractAudioBody = z
+  .strictObject({
+    sourceUrl,
+    outputFormat: z.enum(audioOutputFormats).default('mp3').describe('The audio format to write.'),
+    bitrate: bitrate.optional(),
+  })
+  .superRefine(checkAudioTarget);
+export type ExtractAudioBody = z.infer<typeof extractAudioBody>;
+
+export const thumbnailBody = z.strictObject({
+  sourceUrl,
+  at: seconds('The moment to capture, in seconds; default 10 % of the duration.').optional(),
+  outputFormat: z
+    .enum([...imageOutputFormats, 'jpeg'])
+    .default('jpg')
+    .describe('The image format; jpeg is an alias of jpg.'),
+  width: z
+    .number()
+    .int()
+    .min(16)
+    .max(3840)
+    .optional()
+    .describe('Image width in pixels; the aspect ratio is kept. Default the video’s own.'),
+});
+export type ThumbnailBody = z.infer<typeof thumbnailBody>;
+
+export const mediaInfoBody = z.strictObject({ sourceUrl });
+export type MediaInfoBody = z.infer<typeof mediaInfoBody>;
+
+export const mediaInfoResult = z.object({
+  container: z.string().describe('The container format read from the bytes, e.g. mp4, webm, mp3.'),
+  durationSeconds: z.number().nullable().describe('null when the file does not state it.'),
+  sizeBytes: z.number().int(),
+  bitRate: z.number().int().nullable().describe('Overall bits per second; null when unknown.'),
+  streams: z.array(
+    z.object({
+      type: z
+        .enum(['video', 'audio', 'subtitle', 'data', 'attachment', 'image'])
+        .describe('image: a still picture attached to the file (cover art).'),
+      codec: z.string(),
+      width: z.number().int().optional(),
+      height: z.number().int().optional(),
+      fps: z.number().optional(),
+      sampleRate: z.number().int().optional(),
+      channels: z.number().int().optional(),
+      bitRate: z.number().int().optional(),
+    }),
+  ),
+});
+export type MediaInfoResult = z.infer<typeof mediaInfoResult>;
