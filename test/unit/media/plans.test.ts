@@ -31,7 +31,7 @@ const info = (streams: StreamInfo[], durationSeconds: number | null = 10): Media
 const input: MediaInput = { path: '/work/source', format: 'mp4', baseName: 'clip' };
 
 /** The value after a flag in an option list, e.g. `-c:v` → `copy`. */
-const valueOf = (options: readonly string[], flag: string) => {
+const optionAfter = (options: readonly string[], flag: string) => {
   const at = options.indexOf(flag);
   return at < 0 ? undefined : options[at + 1];
 };
@@ -95,20 +95,20 @@ describe('audio plans', () => {
     );
     expect(job.demuxer).toBe('mov');
     expect(job.inputOptions).toEqual(['-ss', '2']);
-    expect(valueOf(job.outputOptions, '-map')).toBe('0:1');
-    expect(valueOf(job.outputOptions, '-t')).toBe('3');
-    expect(valueOf(job.outputOptions, '-movflags')).toBe('+faststart');
-    expect(valueOf(job.outputOptions, '-f')).toBe('ipod');
+    expect(optionAfter(job.outputOptions, '-map')).toBe('0:1');
+    expect(optionAfter(job.outputOptions, '-t')).toBe('3');
+    expect(optionAfter(job.outputOptions, '-movflags')).toBe('+faststart');
+    expect(optionAfter(job.outputOptions, '-f')).toBe('ipod');
     expect(job.expectedSeconds).toBe(3);
   });
 
   it('sets bitrate, rate and channels on a re-encode, and never a bitrate for lossless output', () => {
     const mp3 = planAudio(input, info([aac]), { outputFormat: 'mp3', bitrate: 128, channels: 1 }, '/o');
-    expect(valueOf(mp3.outputOptions, '-b:a')).toBe('128k');
-    expect(valueOf(mp3.outputOptions, '-ac')).toBe('1');
+    expect(optionAfter(mp3.outputOptions, '-b:a')).toBe('128k');
+    expect(optionAfter(mp3.outputOptions, '-ac')).toBe('1');
     const flac = planAudio(input, info([aac]), { outputFormat: 'flac', sampleRate: 48000 }, '/o');
     expect(flac.outputOptions).not.toContain('-b:a');
-    expect(valueOf(flac.outputOptions, '-ar')).toBe('48000');
+    expect(optionAfter(flac.outputOptions, '-ar')).toBe('48000');
   });
 });
 
@@ -141,19 +141,19 @@ describe('video plans', () => {
 
   it('scales to even dimensions and resets the pixel aspect', () => {
     const { job } = plan({ outputFormat: 'mp4', width: 100 });
-    expect(valueOf(job.outputOptions, '-vf')).toBe('scale=100:76,setsar=1');
-    expect(valueOf(job.outputOptions, '-crf')).toBe('23');
-    expect(valueOf(job.outputOptions, '-preset')).toBe('veryfast');
-    expect(valueOf(job.outputOptions, '-movflags')).toBe('+faststart');
+    expect(optionAfter(job.outputOptions, '-vf')).toBe('scale=100:76,setsar=1');
+    expect(optionAfter(job.outputOptions, '-crf')).toBe('23');
+    expect(optionAfter(job.outputOptions, '-preset')).toBe('veryfast');
+    expect(optionAfter(job.outputOptions, '-movflags')).toBe('+faststart');
   });
 
   it('uses VP9 in realtime mode, CRF per quality', () => {
     const low = plan({ outputFormat: 'webm', quality: 'low' }).job.outputOptions;
     const high = plan({ outputFormat: 'webm', quality: 'high' }).job.outputOptions;
-    expect(valueOf(low, '-deadline')).toBe('realtime');
-    expect(valueOf(low, '-cpu-used')).toBe('8');
-    expect(valueOf(low, '-row-mt')).toBe('1');
-    expect(Number(valueOf(low, '-crf'))).toBeGreaterThan(Number(valueOf(high, '-crf')));
+    expect(optionAfter(low, '-deadline')).toBe('realtime');
+    expect(optionAfter(low, '-cpu-used')).toBe('8');
+    expect(optionAfter(low, '-row-mt')).toBe('1');
+    expect(Number(optionAfter(low, '-crf'))).toBeGreaterThan(Number(optionAfter(high, '-crf')));
   });
 
   it('drops audio when muted or absent', () => {
@@ -166,12 +166,12 @@ describe('video plans', () => {
     expect(plan({ outputFormat: 'mov' }, [rotated]).videoCodec).toBe('copy');
     const mkv = plan({ outputFormat: 'mkv', width: 60 }, [rotated]);
     expect(mkv.videoCodec).toBe('libx264');
-    expect(valueOf(mkv.job.outputOptions, '-vf')).toBe('scale=60:80,setsar=1');
+    expect(optionAfter(mkv.job.outputOptions, '-vf')).toBe('scale=60:80,setsar=1');
   });
 
   it('tags copied HEVC as hvc1 for mp4', () => {
     expect(
-      valueOf(plan({ outputFormat: 'mp4' }, [{ ...h264, codec: 'hevc' }]).job.outputOptions, '-tag:v'),
+      optionAfter(plan({ outputFormat: 'mp4' }, [{ ...h264, codec: 'hevc' }]).job.outputOptions, '-tag:v'),
     ).toBe('hvc1');
   });
 
@@ -192,9 +192,9 @@ describe('thumbnails', () => {
   it('takes one frame and scales to the asked width', () => {
     const job = planThumbnail(input, info([h264]), { outputFormat: 'png', width: 64, at: 3 }, '/o');
     expect(job.inputOptions).toEqual(['-ss', '3']);
-    expect(valueOf(job.outputOptions, '-frames:v')).toBe('1');
-    expect(valueOf(job.outputOptions, '-vf')).toBe('scale=64:-2');
-    expect(valueOf(job.outputOptions, '-c:v')).toBe('png');
+    expect(optionAfter(job.outputOptions, '-frames:v')).toBe('1');
+    expect(optionAfter(job.outputOptions, '-vf')).toBe('scale=64:-2');
+    expect(optionAfter(job.outputOptions, '-c:v')).toBe('png');
   });
 });
 
