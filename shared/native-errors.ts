@@ -15,6 +15,26 @@ interface NativeErrorRule {
 export const nativeErrorRules: readonly NativeErrorRule[] = [
   // Entries are added by each suite, e.g.:
   // { engine: 'sharp', pattern: /Input file has corrupt header/, code: 'invalid_source_file', message: 'The image could not be decoded.' },
+  // ffmpeg and ffprobe: the last lines of their log (shared/media/run.ts), on a local file read with
+  // a forced demuxer. Decoding errors inside a stream are not fatal; these are the ones that are.
+  {
+    engine: 'ffmpeg',
+    pattern: /moov atom not found/,
+    code: 'invalid_source_file',
+    message: 'The source is incomplete: its index (moov atom) is missing; the file was cut short.',
+  },
+  {
+    engine: 'ffmpeg',
+    pattern: /Invalid data found when processing input|Failed to read frame size/,
+    code: 'invalid_source_file',
+    message: 'The source could not be decoded as audio or video: it is damaged or not a complete file.',
+  },
+  {
+    engine: 'ffmpeg',
+    pattern: /file:.*: End of file$/m,
+    code: 'invalid_source_file',
+    message: 'The source ends before its first complete frame.',
+  },
 ];
 
 /** Rethrows a native library's error as the matching HttpError, or as it is. */

@@ -1,0 +1,162 @@
+import { execFile } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpError } from '#shared/http/errors.ts';
+import { ffprobePath } from '#shared/media/binaries.ts';
+import { runMediaJob } from '#shared/media/job.ts';
+import { MediaTimeoutError, runFfmpeg, runFfprobe } from '#shared/media/run.ts';
+import { Workspace } from '#shared/workspace.ts';
+import { childMediaProcesses, MediaFixtures, probe } from './fixtures.ts';
+
+const run = promisify(execFile);
+const fixtures = new MediaFixtures();
+let source: string;
+let workspace: Workspace;
+
+beforeAll(async () => {
+  await fixtures.open();
+  source = await fixtures.path('twoSeconds');
+  workspace = new Workspace();
+});
+
+afterAll(async () => {
+  await workspace.dispose();
+  await fixtures.close();
+});
+
+/**
+ * `-re` reads the input at its own pace, so a two-second source keeps ffmpeg busy for two seconds:
+ * long enough to be stopped in the middle, whatever the machine's speed.
+ */
+const realtimeJob = async (name: string) => ({
+  input: source,
+  demuxer: 'mov',
+  inputOptions: ['-re'],
+  output: await workspace.file(name),
+  outputOptions: ['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-f', 'mp4'],
+  expectedSeconds: 2,
+});
+
+/** Resolves once ffmpeg runs as a child of this process, with its pid. */
+async function runningChild(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const [child] = await childMediaProcesses();
+    if (child) return child.pid;
+    await sleep(10);
+  }
+  throw new Error('ffmpeg never started');
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('runFfmpeg', () => {
+  it('reports progress up to 100 and writes the result', async () => {
+    const seen: number[] = [];
+    const job = await realtimeJob('progress.mp4');
+    await runFfmpeg(job, { timeoutMs: 30_000, onProgress: (percent) => seen.push(percent) });
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(seen.at(-1)).toBe(100);
+    expect(seen.some((percent) => percent > 0 && percent < 100)).toBe(true);
+    expect((await probe(job.output)).duration).toBeCloseTo(2, 0);
+  });
+
+  it('kills the process with SIGKILL at the deadline and leaves nothing behind', async () => {
+    const started = performance.now();
+    const running = runFfmpeg(await realtimeJob('timeout.mp4'), { timeoutMs: 400 });
+    const pid = await runningChild();
+    await expect(running).rejects.toBeInstanceOf(MediaTimeoutError);
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(alive(pid)).toBe(false);
+    expect(await childMediaProcesses()).toEqual([]);
+  });
+
+  it('kills the process when the request is aborted', async () => {
+    const controller = new AbortController();
+    const running = runFfmpeg(await realtimeJob('abort.mp4'), {
+      timeoutMs: 30_000,
+      signal: controller.signal,
+    });
+    const pid = await runningChild();
+    const reason = new Error('client went away');
+    controller.abort(reason);
+    await expect(running).rejects.toBe(reason);
+    expect(alive(pid)).toBe(false);
+    expect(await childMediaProcesses()).toEqual([]);
+  });
+
+  it('never starts when the signal is already aborted, even before the spawn', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('gone'));
+    await expect(
+      runFfmpeg(await realtimeJob('never.mp4'), { timeoutMs: 30_000, signal: controller.signal }),
+    ).rejects.toThrow('gone');
+    // An abort while fluent-ffmpeg prepares (before the process exists) must still end it.
+    const late = new AbortController();
+    const running = runFfmpeg(await realtimeJob('late.mp4'), { timeoutMs: 30_000, signal: late.signal });
+    late.abort(new Error('late'));
+    await expect(running).rejects.toThrow('late');
+    expect(await childMediaProcesses()).toEqual([]);
+  });
+
+  it('turns a timeout into 413 media_too_long for the client', async () => {
+    const job = await realtimeJob('public-timeout.mp4');
+    const error = await runMediaJob(job, {
+      workspace,
+      tier: 'free',
+      maxMediaSeconds: 120,
+      timeoutMs: 300,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toMatchObject({ code: 'media_too_long', statusCode: 413 });
+    expect((error as Error).message).toMatch(/did not finish within 0\.3 s/);
+    expect(await childMediaProcesses()).toEqual([]);
+  });
+});
+
+describe('runFfprobe', () => {
+  it('is killed at its deadline too', async () => {
+    // A tiny deadline cannot fit even ffprobe's start-up.
+    await expect(runFfprobe(source, 'mov', { timeoutMs: 1 })).rejects.toBeInstanceOf(MediaTimeoutError);
+    expect(await childMediaProcesses()).toEqual([]);
+  });
+
+  it('reads a playlist only as the forced demuxer sees it: never as HLS or concat, never its targets', async () => {
+    // A target with a media extension, which ffprobe's own HLS demuxer would accept.
+    const target = await fixtures.save('segment.mp4', await fixtures.bytes('twoSeconds'));
+    const playlist = await fixtures.save(
+      'list.m3u8',
+      `#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nfile:${target}\n#EXT-X-ENDLIST\n`,
+    );
+    const concat = await fixtures.save('list.ffconcat', 'ffconcat version 1.0\nfile segment.mp4\n');
+    for (const file of [playlist, concat]) {
+      for (const demuxer of ['mov', 'matroska', 'mp3', 'wav', 'ogg', 'aac', 'flac', 'avi']) {
+        const streams = await runFfprobe(file, demuxer, { timeoutMs: 10_000 }).then(
+          (raw) => raw.streams ?? [],
+          () => [],
+        );
+        expect(streams.filter((stream) => stream.codec_type === 'video')).toEqual([]);
+      }
+    }
+    // Left to guess, ffprobe reads both as playlists and opens the file they name: the forced demuxer is what stops it.
+    for (const file of [playlist, concat]) {
+      const { stdout } = await run(ffprobePath, [
+        '-v',
+        'error',
+        '-protocol_whitelist',
+        'file',
+        '-show_streams',
+        file,
+      ]);
+      expect(stdout).toContain('codec_type=video');
+    }
+  });
+});
