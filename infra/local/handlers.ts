@@ -2,11 +2,15 @@ import type { RouteSpec } from '#shared/routes.ts';
 
 const modules = new Map<string, Promise<{ handler: unknown }>>();
 
-/** Loads functions/<name>/handler.ts once, on first use, as a Lambda container would. */
+/**
+ * Loads functions/<name>/handler.ts once, on first use, as a Lambda container would. A name may
+ * nest folders (`docs/assets`), but every segment is plain, so it never leaves functions/.
+ */
 export function loadHandler(functionName: RouteSpec['function']): Promise<{ handler: unknown }> {
   const cached = modules.get(functionName);
   if (cached) return cached;
-  if (!/^[a-z0-9-]+$/.test(functionName)) return Promise.reject(new Error(`no function ${functionName}`));
+  if (!/^[a-z0-9-]+(?:\/[a-z0-9-]+)*$/.test(functionName))
+    return Promise.reject(new Error(`no function ${functionName}`));
   const loading = import(`../../functions/${functionName}/handler.ts`) as Promise<{ handler: unknown }>;
   modules.set(functionName, loading);
   return loading;
