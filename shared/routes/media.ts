@@ -1,3 +1,133 @@
+import type { ErrorCode } from '#shared/http/errors.ts';
+import {
+  audioOutputFormats,
+  contentTypeOf,
+  imageOutputFormats,
+  videoOutputFormats,
+} from '#shared/media/formats.ts';
+import {
+  audioConvertBody,
+  extractAudioBody,
+  mediaInfoBody,
+  mediaInfoResult,
+  thumbnailBody,
+  videoConvertBody,
+} from '#shared/media/schemas.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
 
-export const mediaRoutes: RouteSpec[] = [];
+const sampleVideo = 'https://www.w3schools.com/html/mov_bbb.mp4';
+const sampleAudio = 'https://www.w3schools.com/html/horse.mp3';
+
+const sourceErrors: readonly ErrorCode[] = [
+  'source_invalid_url',
+  'source_redirect',
+  'source_bad_status',
+  'source_blocked_address',
+  'source_unreachable',
+  'source_timeout',
+  'source_too_large',
+  'unsupported_input_format',
+  'invalid_source_file',
+];
+
+const sourceRules =
+  'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) ' +
+  'and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi); ' +
+  'playlists and other text files are refused.';
+
+const tierLength =
+  'A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 ' +
+  '`media_too_long` before any work starts; so is a conversion that does not finish within its time limit.';
+
+const typesOf = (formats: readonly (keyof typeof contentTypeOf)[]) =>
+  formats.map((format) => contentTypeOf[format]);
+
+export const mediaRoutes: RouteSpec[] = [
+  {
+    method: 'POST',
+    path: '/audio-convert',
+    function: 'audio-convert',
+    kind: 'file',
+    tag: 'Media',
+    summary: 'Convert audio, or the sound of a video, to another audio format',
+    description:
+      `${sourceRules} The first audio stream is written as mp3 (LAME, 192 kbit/s), wav (16-bit PCM), ogg (Opus, ` +
+      '128 kbit/s; Vorbis when a sample rate Opus cannot hold is asked), aac (ADTS, 160 kbit/s), flac or m4a ' +
+      '(AAC, 160 kbit/s). A stream that already fits the target and is not asked to change (bitrate, ' +
+      'sampleRate, channels) is copied without re-encoding; start and duration cut it either way. ' +
+      `${tierLength} The file is named after the source: \`<name>.<outputFormat>\`.`,
+    body: audioConvertBody,
+    produces: typesOf(audioOutputFormats),
+    example: { sourceUrl: sampleAudio, outputFormat: 'ogg', bitrate: 96, channels: 1 },
+    errors: [...sourceErrors, 'no_audio_stream', 'invalid_range', 'media_too_long'],
+  },
+  {
+    method: 'POST',
+    path: '/video-convert',
+    function: 'video-convert',
+    kind: 'file',
+    tag: 'Media',
+    summary: 'Convert a video to another container, resize, re-time or cut it',
+    description:
+      `${sourceRules} Streams whose codec the target container holds are copied without re-encoding unless ` +
+      'a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions ' +
+      'are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as ' +
+      'H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. ' +
+      'quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the ' +
+      'first video and audio streams are kept; subtitles are dropped. ' +
+      `${tierLength}`,
+    body: videoConvertBody,
+    produces: typesOf(videoOutputFormats),
+    example: { sourceUrl: sampleVideo, outputFormat: 'webm', width: 320, quality: 'low' },
+    errors: [...sourceErrors, 'no_video_stream', 'invalid_range', 'media_too_long'],
+  },
+  {
+    method: 'POST',
+    path: '/video-extract-audio',
+    function: 'video-extract-audio',
+    kind: 'file',
+    tag: 'Media',
+    summary: 'Extract the sound track of a video as an audio file',
+    description:
+      `${sourceRules} The first audio stream is written as outputFormat (mp3 by default), copied without ` +
+      're-encoding when it already fits and no bitrate is asked. Encoders and default bitrates as for ' +
+      `/audio-convert. ${tierLength}`,
+    body: extractAudioBody,
+    produces: typesOf(audioOutputFormats),
+    example: { sourceUrl: sampleVideo, outputFormat: 'mp3' },
+    errors: [...sourceErrors, 'no_audio_stream', 'media_too_long'],
+  },
+  {
+    method: 'POST',
+    path: '/video-thumbnail',
+    function: 'video-thumbnail',
+    kind: 'file',
+    tag: 'Media',
+    summary: 'Capture one frame of a video as an image',
+    description:
+      `${sourceRules} The frame at \`at\` seconds (default 10 % of the duration) as jpg, png or webp, ` +
+      'optionally scaled to `width` with the aspect ratio kept. A time at or past the end answers 400 ' +
+      '`invalid_range`. Reading one frame costs the same for any length, so the tier’s duration limit does ' +
+      'not apply here.',
+    body: thumbnailBody,
+    produces: typesOf(imageOutputFormats),
+    example: { sourceUrl: sampleVideo, at: 2, outputFormat: 'jpg', width: 320 },
+    errors: [...sourceErrors, 'no_video_stream', 'invalid_range'],
+  },
+  {
+    method: 'POST',
+    path: '/media-info',
+    function: 'media-info',
+    kind: 'json',
+    tag: 'Media',
+    summary: 'Container, duration, bit rate and streams of an audio or video file',
+    description:
+      `${sourceRules} container is the format read from the bytes; durationSeconds and bitRate are null ` +
+      'when the file does not state them. Streams are listed in file order; a cover picture attached to an ' +
+      'audio file has type `image`. Only the header is read, so the tier’s duration limit does not apply.',
+    body: mediaInfoBody,
+    response: mediaInfoResult,
+    example: { sourceUrl: sampleVideo },
+    errors: sourceErrors,
+  },
+];

@@ -1,0 +1,37 @@
+import type { CallInput } from '#shared/http/stack.ts';
+import { isMediaSourceFormat, mediaSourceFormats } from '#shared/media/formats.ts';
+import type { MediaContext, MediaInput } from '#shared/media/job.ts';
+import { downloadSource } from '#shared/source/download.ts';
+
+/** Downloads an audio or video source for a media route, its format sniffed and checked. */
+export async function downloadMedia(
+  url: string,
+  {
+    caller,
+    limits,
+    workspace,
+    signal,
+  }: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal'>,
+): Promise<MediaInput & { sizeBytes: number }> {
+  const source = await downloadSource(url, {
+    workspace,
+    maxBytes: limits.maxSourceBytes,
+    tier: caller.tier,
+    accept: mediaSourceFormats,
+    signal,
+  });
+  // downloadSource refuses every format outside `accept`; this narrows the type.
+  if (!isMediaSourceFormat(source.format)) throw new Error(`download accepted ${source.format}`);
+  return { path: source.path, format: source.format, baseName: source.baseName, sizeBytes: source.sizeBytes };
+}
+
+/** What a conversion needs of the request. */
+export function mediaContext({
+  caller,
+  limits,
+  workspace,
+  signal,
+  onProgress,
+}: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal' | 'onProgress'>): MediaContext {
+  return { workspace, tier: caller.tier, maxMediaSeconds: limits.maxMediaSeconds, signal, onProgress };
+}
