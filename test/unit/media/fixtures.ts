@@ -76,13 +76,26 @@ export const recipes = {
   ],
   /** Two seconds, for runs that must still be busy when they are stopped. */
   twoSeconds: [...video(2), ...tone(2), ...x264, '-c:a', 'aac', '-f', 'mp4'],
-  /** A phone video: stored 160×120, shown turned a quarter clockwise. */
-  rotated: [...video(1), ...x264, '-metadata:s:v:0', 'rotate=90', '-f', 'mp4'],
-  /** An odd-sized picture with a 16:9 aspect, to prove even dimensions. */
-  wide: [...video(1, '321x181'), ...x264.slice(0, 6), '-pix_fmt', 'yuv444p', '-f', 'matroska'],
+  /** An odd-sized picture (testsrc2 itself only makes even sizes), to prove even dimensions. */
+  wide: [
+    ...video(1, '320x180'),
+    '-vf',
+    'scale=321:181',
+    ...x264.slice(0, 6),
+    '-pix_fmt',
+    'yuv444p',
+    '-f',
+    'matroska',
+  ],
 } as const;
 
-export type Recipe = keyof typeof recipes;
+/** Fixtures made from another one; the rotation flag survives only a stream copy in this ffmpeg. */
+const derived = {
+  /** A phone video: stored 160×120, shown turned a quarter. */
+  rotated: { from: 'silentVideo', args: ['-c', 'copy', '-metadata:s:v:0', 'rotate=90', '-f', 'mp4'] },
+} as const;
+
+export type Recipe = keyof typeof recipes | keyof typeof derived;
 
 export class MediaFixtures {
   #dir = '';
@@ -98,7 +111,15 @@ export class MediaFixtures {
     const made = this.#made.get(recipe);
     if (made) return made;
     const path = join(this.#dir, recipe);
-    await run(ffmpegPath, ['-v', 'error', '-nostdin', '-y', ...recipes[recipe], path]);
+    const args =
+      recipe in derived
+        ? [
+            '-i',
+            await this.path(derived[recipe as keyof typeof derived].from),
+            ...derived[recipe as keyof typeof derived].args,
+          ]
+        : recipes[recipe as keyof typeof recipes];
+    await run(ffmpegPath, ['-v', 'error', '-nostdin', '-y', ...args, path]);
     this.#made.set(recipe, path);
     return path;
   }
@@ -177,7 +198,7 @@ export async function packetSizes(path: string, stream: 'v:0' | 'a:0'): Promise<
   return stdout
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map(Number);
+    .map((line) => Number.parseInt(line, 10));
 }
 
 /** Processes this test process started that are ffmpeg or ffprobe, zombies included. */
