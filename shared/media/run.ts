@@ -12,8 +12,15 @@ import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
  * settles only after the process has exited, so nothing outlives the request.
  */
 
-ffmpeg.setFfmpegPath(ffmpegPath);
-ffmpeg.setFfprobePath(ffprobePath);
+/**
+ * fluent-ffmpeg looks for named presets next to its own source, through `__dirname`, which an ES
+ * module bundle does not have. No preset is ever used here, so every command names a folder that is
+ * never read.
+ */
+const commandOptions = { presets: 'unused-presets', stdoutLines: 40 } as const;
+
+// Once per container: fluent-ffmpeg keeps the paths for every later command.
+ffmpeg(commandOptions).setFfmpegPath(ffmpegPath).setFfprobePath(ffprobePath);
 
 export interface FfmpegJob {
   /** A local file; it is opened as `file:<path>`, never as a URL. */
@@ -76,7 +83,7 @@ export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
   const { signal, timeoutMs, onProgress } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
-    const command = ffmpeg({ stdoutLines: 40 })
+    const command = ffmpeg(commandOptions)
       .input(`file:${job.input}`)
       .inputOptions([...confinedInput(job.demuxer), ...(job.inputOptions ?? [])])
       .output(job.output)
