@@ -1,12 +1,15 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
 import { MediaFixtures, probe } from './fixtures.ts';
 
+const run = promisify(execFile);
 const fixtures = new MediaFixtures();
 let outDir: string;
 
@@ -16,7 +19,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  vi.unstubAllEnvs();
   await rm(outDir, { recursive: true, force: true });
   await fixtures.close();
 });
@@ -36,18 +38,23 @@ describe('the ffmpeg runner bundled as Lambda runs it (one ES module, no __dirna
         js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
       },
     });
-    // As the stack configures the function: the layer's binaries named in the environment.
-    vi.stubEnv('FFMPEG_PATH', ffmpegPath);
-    vi.stubEnv('FFPROBE_PATH', ffprobePath);
-    const bundled = (await import(pathToFileURL(outfile).href)) as typeof import('#shared/media/run.ts');
     const source = await fixtures.path('mp4');
     const output = join(outDir, 'out.mkv');
-    await bundled.runFfmpeg(
-      { input: source, demuxer: 'mov', output, outputOptions: ['-c', 'copy', '-f', 'matroska'] },
-      { timeoutMs: 30_000 },
-    );
+    // A plain Node process, as Lambda runs the bundle: the test runner would lend the module a __dirname.
+    const script = `
+      const run = await import(${JSON.stringify(pathToFileURL(outfile).href)});
+      await run.runFfmpeg(
+        { input: ${JSON.stringify(source)}, demuxer: 'mov', output: ${JSON.stringify(output)}, outputOptions: ['-c', 'copy', '-f', 'matroska'] },
+        { timeoutMs: 30000 },
+      );
+      const probed = await run.runFfprobe(${JSON.stringify(source)}, 'mov', { timeoutMs: 30000 });
+      console.log(JSON.stringify({ streams: probed.streams.length }));
+    `;
+    // As the stack configures the function: the layer's binaries named in the environment.
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, FFMPEG_PATH: ffmpegPath, FFPROBE_PATH: ffprobePath },
+    });
+    expect(JSON.parse(stdout)).toEqual({ streams: 2 });
     expect((await probe(output)).video?.codec_name).toBe('h264');
-    const raw = await bundled.runFfprobe(source, 'mov', { timeoutMs: 30_000 });
-    expect(raw.streams?.length).toBe(2);
   });
 });
