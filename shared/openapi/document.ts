@@ -1,0 +1,322 @@
+import { z } from 'zod';
+import { type ErrorCode, errorStatus } from '#shared/http/errors.ts';
+import {
+  asyncJobErrors,
+  asyncJobsNote,
+  documentedBody,
+  isAsyncCapable,
+  jobAccepted,
+} from '#shared/openapi/async-jobs.ts';
+import { byStatus, errorMeanings, routeErrors } from '#shared/openapi/errors.ts';
+import { apiDescription } from '#shared/openapi/info.ts';
+import { type JsonSchema, propertyNames, ref, SchemaRegistry } from '#shared/openapi/json-schema.ts';
+import type { RouteSpec } from '#shared/routes/types.ts';
+
+export interface DocumentOptions {
+  /** The API version, `info.version`. */
+  version: string;
+  /** The license name, `info.license.name` (an SPDX identifier, or npm's `UNLICENSED`). */
+  license: string;
+}
+
+type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, JsonSchema>> };
+
+const tagDescriptions: Record<RouteSpec['tag'], string> = {
+  System: 'Health, capabilities and this documentation.',
+  Image:
+    'Convert, resize, optimize and inspect images (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).',
+  PDF: 'Merge, split, compress, rasterize and inspect PDFs; turn images into PDFs.',
+  Media: 'Convert audio and video, extract audio, take thumbnails and inspect media (ffmpeg).',
+  Text: 'Slugs, hashes, encodings, letter case and statistics of text.',
+  Crypto: 'HMAC, UUIDs, random bytes, passwords, JWTs, encryption and remote file checksums.',
+  Jobs: 'Async jobs of file routes (pro and enterprise).',
+};
+
+const statusNames: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  413: 'Too large',
+  415: 'Unsupported media type',
+  429: 'Too many requests',
+  500: 'Internal error',
+  504: 'Source timeout',
+};
+
+const errorBody = z.object({
+  error: z
+    .enum(Object.keys(errorStatus) as [ErrorCode, ...ErrorCode[]])
+    .describe('A stable, machine-readable code.'),
+  message: z
+    .string()
+    .describe('Human-readable; for validation_failed it names every offending field by its path.'),
+});
+
+/** What the gateway itself answers before any route is matched. */
+const gatewayErrors: readonly ErrorCode[] = ['not_found', 'method_not_allowed'];
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+const components = {
+  securitySchemes: {
+    ApiKey: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+      description:
+        'Optional. Without it a request is the free tier; a key selects its tier (pro, enterprise). Unknown or revoked → 401 invalid_api_key.',
+    },
+    MarketplaceProxySecret: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-marketplace-proxy-secret',
+      description:
+        'Needed with x-api-key when the deployment is configured with a marketplace proxy secret; a wrong secret is always refused (403 invalid_proxy_secret).',
+    },
+  },
+  headers: {
+    XRequestId: {
+      description: 'The id of this request; quote it when reporting a problem.',
+      schema: { type: 'string' },
+    },
+    RateLimit: {
+      description:
+        'Remaining requests and seconds until the window frees one, e.g. `"free";r=9;t=60` (IETF httpapi ratelimit-headers draft). Sent by the local gateway.',
+      schema: { type: 'string' },
+    },
+    RateLimitPolicy: {
+      description: 'The quota of the caller\'s tier, e.g. `"free";q=10;w=60`. Sent by the local gateway.',
+      schema: { type: 'string' },
+    },
+    RetryAfter: {
+      description: 'Seconds to wait before the next request is allowed.',
+      schema: { type: 'integer', minimum: 0 },
+    },
+    ContentDisposition: {
+      description: '`inline; filename="<source base name>.<ext>"`.',
+      schema: { type: 'string' },
+    },
+    ContentLength: {
+      description: 'The size of the file in bytes, where known.',
+      schema: { type: 'integer' },
+    },
+  },
+};
+
+const everyAnswerHeaders = {
+  'X-Request-Id': header('XRequestId'),
+  RateLimit: header('RateLimit'),
+  'RateLimit-Policy': header('RateLimitPolicy'),
+};
+
+/** `image-convert` → `ImageConvert`; `docs/assets` → `DocsAssets`. */
+const pascalCase = (name: string) =>
+  name
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('');
+
+const camelCase = (name: string) => {
+  const pascal = pascalCase(name);
+  return pascal[0]!.toLowerCase() + pascal.slice(1);
+};
+
+function pathParameters(path: string): JsonSchema[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+}
+
+function errorResponse(status: number, codes: readonly ErrorCode[]): JsonSchema {
+  return {
+    description: `${statusNames[status] ?? 'Error'}: ${codes.map((code) => `\`${code}\``).join(', ')}.`,
+    headers:
+      status === 429 ? { 'Retry-After': header('RetryAfter'), ...everyAnswerHeaders } : everyAnswerHeaders,
+    content: {
+      'application/json': {
+        schema: { allOf: [ref('ErrorBody'), { type: 'object', properties: { error: { enum: codes } } }] },
+        examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }])),
+      },
+    },
+  };
+}
+
+/** The answer of each status whose only code is `code`, shared by every operation that gives it. */
+function singleCodeResponses(codes: Iterable<ErrorCode>): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    [...codes].sort().map((code) => [pascalCase(code), errorResponse(errorStatus[code], [code])]),
+  );
+}
+
+/** One example per error code, shared by every operation that answers with it. */
+function errorExamples(codes: Iterable<ErrorCode>): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    [...codes].sort().map((code) => [
+      code,
+      {
+        summary: code,
+        description: errorMeanings[code].meaning,
+        value: { error: code, message: errorMeanings[code].message },
+      },
+    ]),
+  );
+}
+
+function successResponse(route: RouteSpec, name: string, registry: SchemaRegistry): JsonSchema {
+  if (route.response) {
+    return {
+      description: 'OK',
+      headers: everyAnswerHeaders,
+      content: { 'application/json': { schema: registry.add(`${name}Response`, route.response, 'output') } },
+    };
+  }
+  if (route.produces?.length) {
+    const isFile = route.kind === 'file';
+    const schema = isFile ? { type: 'string', format: 'binary' } : { type: 'string' };
+    return {
+      description: isFile
+        ? 'The converted file itself, with its Content-Type.'
+        : `The document itself (${route.produces.join(', ')}).`,
+      headers: isFile
+        ? {
+            'Content-Disposition': header('ContentDisposition'),
+            'Content-Length': header('ContentLength'),
+            ...everyAnswerHeaders,
+          }
+        : everyAnswerHeaders,
+      content: Object.fromEntries(route.produces.map((type) => [type, { schema }])),
+    };
+  }
+  return { description: 'OK', headers: everyAnswerHeaders };
+}
+
+function requestBody(route: RouteSpec, name: string, registry: SchemaRegistry): JsonSchema | undefined {
+  const body = documentedBody(route);
+  if (!body) return undefined;
+  return {
+    required: true,
+    content: {
+      'application/json': {
+        schema: registry.add(`${name}Request`, body, 'input'),
+        ...(route.example ? { example: route.example } : {}),
+      },
+    },
+  };
+}
+
+function operation(
+  route: RouteSpec,
+  registry: SchemaRegistry,
+): { operation: JsonSchema; codes: ErrorCode[] } {
+  const name = pascalCase(route.function);
+  const asyncCapable = isAsyncCapable(route);
+  const codes = routeErrors(route, asyncCapable ? asyncJobErrors : []);
+  const description = [route.description, asyncCapable ? asyncJobsNote : undefined]
+    .filter(Boolean)
+    .join('\n\n');
+  const parameters = pathParameters(route.path);
+  const body = requestBody(route, name, registry);
+
+  const responses: Record<string, JsonSchema> = { '200': successResponse(route, name, registry) };
+  if (asyncCapable) {
+    responses['202'] = {
+      description: 'Accepted as an async job (only with `callbackUrl`).',
+      headers: everyAnswerHeaders,
+      content: { 'application/json': { schema: registry.add('JobAccepted', jobAccepted, 'output') } },
+    };
+  }
+  for (const [status, group] of byStatus(codes)) {
+    // A status with one code is the same answer everywhere: a shared component.
+    responses[String(status)] =
+      group.length === 1
+        ? { $ref: `#/components/responses/${pascalCase(group[0]!)}` }
+        : errorResponse(status, group);
+  }
+
+  return {
+    codes,
+    operation: {
+      operationId: camelCase(route.function),
+      summary: route.summary,
+      ...(description ? { description } : {}),
+      tags: [route.tag],
+      ...(parameters.length ? { parameters } : {}),
+      ...(body ? { requestBody: body } : {}),
+      responses,
+    },
+  };
+}
+
+/** Whether any request body of the table names a source to download. */
+function downloadsSources(registry: SchemaRegistry): boolean {
+  return Object.entries(registry.schemas).some(
+    ([name, schema]) =>
+      name.endsWith('Request') &&
+      propertyNames(schema).some((field) => field === 'sourceUrl' || field === 'sources'),
+  );
+}
+
+/**
+ * The OpenAPI 3.1 description of exactly the routes of the table: request bodies from their zod
+ * schemas as clients write them, answers as the service sends them, and every error each route can
+ * answer with, besides the conventions of the whole API in `info.description`.
+ */
+export function buildOpenApiDocument(
+  routes: readonly RouteSpec[],
+  options: DocumentOptions,
+): OpenApiDocument {
+  const registry = new SchemaRegistry();
+  registry.add('ErrorBody', errorBody, 'input');
+  const paths: OpenApiDocument['paths'] = {};
+  const codes = new Set<ErrorCode>();
+  const alone = new Set<ErrorCode>();
+  for (const route of routes) {
+    const described = operation(route, registry);
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: described.operation };
+    for (const code of described.codes) codes.add(code);
+    for (const group of byStatus(described.codes).values()) if (group.length === 1) alone.add(group[0]!);
+  }
+  const tags = [...new Set(routes.map((route) => route.tag))];
+  const asyncJobs = routes.some(isAsyncCapable) && routes.some((route) => route.path === '/jobs/{jobId}');
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'File conversion API',
+      version: options.version,
+      description: apiDescription({
+        downloadsSources: downloadsSources(registry),
+        asyncJobs,
+        errorCodes: [...new Set([...codes, ...gatewayErrors])],
+      }),
+      license: { name: options.license },
+    },
+    servers: [
+      { url: 'http://127.0.0.1:3000', description: 'The local gateway (npm start)' },
+      {
+        url: 'https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}',
+        description: 'A deployment on AWS API Gateway (the stack prints its URL)',
+        variables: {
+          restApiId: { default: 'abcdef1234', description: 'The REST API id.' },
+          region: { default: 'us-east-1' },
+          stage: { default: 'prod' },
+        },
+      },
+    ],
+    security: [{}, { ApiKey: [] }, { ApiKey: [], MarketplaceProxySecret: [] }],
+    tags: tags.map((name) => ({ name, description: tagDescriptions[name] })),
+    paths,
+    components: {
+      ...components,
+      schemas: registry.schemas,
+      responses: singleCodeResponses(alone),
+      examples: errorExamples(codes),
+    },
+  };
+}
