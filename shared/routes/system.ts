@@ -1,3 +1,136 @@
+import { z } from 'zod';
+import { type FormatCategoryName, formatAliases, formatCategoryNames } from '#shared/formats.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
+import { tierNames } from '#shared/tiers.ts';
 
-export const systemRoutes: RouteSpec[] = [];
+const engineVersion = (engine: string) =>
+  z
+    .string()
+    .nullable()
+    .describe(`The ${engine} version this function runs; null when it cannot be loaded here.`);
+
+export const statusView = z.object({
+  status: z.literal('ok'),
+  version: z.string().describe('The version of the deployed service.'),
+  time: z.iso.datetime().describe('The server time, UTC.'),
+  tier: z.enum(tierNames).describe("The caller's tier: free without x-api-key, else the key's."),
+  limits: z
+    .object({
+      requestsPerMinute: z
+        .number()
+        .int()
+        .describe("The caller's requests per minute (per key, or per client IP)."),
+      maxSourceBytes: z.number().int().describe('The largest source a file route downloads.'),
+      maxMediaSeconds: z.number().int().describe('The longest audio or video a media route takes.'),
+    })
+    .describe("The caller's limits, from its tier."),
+  engines: z.object({
+    sharp: engineVersion('sharp'),
+    libvips: engineVersion('libvips'),
+    ffmpeg: engineVersion('ffmpeg'),
+    pdfium: engineVersion('@hyzyla/pdfium (PDFium)'),
+    node: z.string().describe('The Node.js version.'),
+  }),
+});
+export type StatusView = z.infer<typeof statusView>;
+
+const formatList = z.array(z.string());
+
+const formatOperation = z.object({
+  path: z.string().describe('The route, e.g. `/image-convert`.'),
+  inputs: formatList.describe(
+    'Input formats (sniffed from the bytes); `text`: a string field of the request.',
+  ),
+  outputs: formatList.describe(
+    'What it answers: formats, `zip` for several files, `json` for a JSON answer.',
+  ),
+  options: z
+    .record(z.string(), z.array(z.union([z.string(), z.number()])))
+    .optional()
+    .describe('Enumerated body fields by name, with every value the route accepts.'),
+});
+
+const formatCategory = z.object({
+  inputs: formatList,
+  outputs: formatList,
+  operations: z.array(formatOperation),
+});
+
+export const formatsView = z.object({
+  categories: z.object(
+    Object.fromEntries(formatCategoryNames.map((name) => [name, formatCategory])) as Record<
+      FormatCategoryName,
+      typeof formatCategory
+    >,
+  ),
+  aliases: z
+    .object(
+      Object.fromEntries(Object.keys(formatAliases).map((alias) => [alias, z.string()])) as Record<
+        keyof typeof formatAliases,
+        z.ZodString
+      >,
+    )
+    .describe('Alternative spellings accepted in requests, by their canonical name.'),
+});
+
+export const systemRoutes: RouteSpec[] = [
+  {
+    method: 'GET',
+    path: '/status',
+    function: 'status',
+    kind: 'system',
+    tag: 'System',
+    summary: 'Service health, the caller’s tier and limits, engine versions',
+    description:
+      'Optional auth headers are checked as on every route, so this is also a way to test a key. Engine versions are read once per container; a null engine cannot be loaded by this function (an ffmpeg binary that does not answer `-version` within 3 s counts as such).',
+    response: statusView,
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/formats',
+    function: 'formats',
+    kind: 'system',
+    tag: 'System',
+    summary: 'What converts to what',
+    description:
+      'Per category (image, pdf, audio, video, text, crypto): the input formats, output formats and operations, each operation with its own inputs, outputs and enumerated options. `/media-info` is listed under audio and video.',
+    response: formatsView,
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/openapi.yaml',
+    function: 'openapi',
+    kind: 'system',
+    tag: 'System',
+    summary: 'This OpenAPI 3.1 document',
+    description: 'The description of every route of the service, as YAML.',
+    produces: ['application/yaml'],
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/docs',
+    function: 'docs',
+    kind: 'system',
+    tag: 'System',
+    summary: 'Interactive API reference',
+    description:
+      'A Swagger UI page rendered from `/openapi.yaml`, served with its assets by the service itself (no CDN). Its "Try it out" calls the deployment that serves the page.',
+    produces: ['text/html'],
+    errors: [],
+  },
+  {
+    method: 'GET',
+    path: '/docs/{asset}',
+    function: 'docs/assets',
+    kind: 'system',
+    tag: 'System',
+    summary: 'Stylesheet and script of the API reference page',
+    description:
+      '`asset` is `swagger-ui.css` or `swagger-ui-bundle.js` (Swagger UI, from the swagger-ui-dist package); anything else → 404 not_found. Cached for a day.',
+    produces: ['text/css', 'text/javascript'],
+    errors: ['not_found'],
+  },
+];

@@ -1,0 +1,43 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { docsAssets, isDocsAsset } from '#functions/docs/page.ts';
+import { HttpError } from '#shared/http/errors.ts';
+import { createGetHandler } from '#shared/http/stack.ts';
+
+/**
+ * The files are read from the swagger-ui-dist package at run time (in Lambda the package is
+ * installed beside the bundle), once per container.
+ */
+const require = createRequire(import.meta.url);
+const loaded = new Map<string, Promise<string>>();
+
+async function readAsset(name: string): Promise<string> {
+  const text = await readFile(require.resolve(`swagger-ui-dist/${name}`), 'utf8');
+  // The source maps are not served; without the comment browsers do not ask for them.
+  return text.replace(/\n\/[/*]# sourceMappingURL=\S+(?: \*\/)?\s*$/, '\n');
+}
+
+export const handler = createGetHandler('docs-assets', async ({ params }) => {
+  const name = params.asset;
+  if (!isDocsAsset(name)) {
+    throw new HttpError(
+      'not_found',
+      `No asset ${name ?? ''}; there are ${Object.keys(docsAssets).join(' and ')}.`,
+    );
+  }
+  let body = loaded.get(name);
+  if (!body) {
+    body = readAsset(name);
+    body.catch(() => loaded.delete(name));
+    loaded.set(name, body);
+  }
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': docsAssets[name],
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'public, max-age=86400',
+    },
+    body: await body,
+  };
+});

@@ -1,0 +1,21 @@
+import { engineVersions } from '#functions/status/engines.ts';
+import { config } from '#shared/config.ts';
+import { jsonResponse } from '#shared/http/respond.ts';
+import { createGetHandler } from '#shared/http/stack.ts';
+import type { StatusView } from '#shared/routes/system.ts';
+
+export const handler = createGetHandler('status', async ({ caller, limits }) => {
+  const status: StatusView = {
+    status: 'ok',
+    version: config.SERVICE_VERSION,
+    time: new Date().toISOString(),
+    tier: caller.tier,
+    limits: {
+      requestsPerMinute: limits.requestsPerMinute,
+      maxSourceBytes: limits.maxSourceBytes,
+      maxMediaSeconds: limits.maxMediaSeconds,
+    },
+    engines: await engineVersions(),
+  };
+  return jsonResponse(200, status, { 'Cache-Control': 'no-store' });
+});
