@@ -12,9 +12,52 @@ interface NativeErrorRule {
   message: string;
 }
 
+const damagedPdf = 'The PDF could not be read: it is damaged or not a complete PDF file.';
+const encryptedPdf = 'The PDF is encrypted (password-protected); remove the protection and send it again.';
+
 export const nativeErrorRules: readonly NativeErrorRule[] = [
   // Entries are added by each suite, e.g.:
   // { engine: 'sharp', pattern: /Input file has corrupt header/, code: 'invalid_source_file', message: 'The image could not be decoded.' },
+  // pdf-lib's parser (run with throwOnInvalidObject) and its object lookups on a file's structure.
+  {
+    engine: 'pdf-lib',
+    pattern:
+      /^(Trying to parse invalid object|Failed to parse (PDF document|number)|Parser stalled|No PDF header found)/,
+    code: 'invalid_source_file',
+    message: damagedPdf,
+  },
+  { engine: 'pdf-lib', pattern: /^Expected instance of /, code: 'invalid_source_file', message: damagedPdf },
+  {
+    engine: 'pdf-lib',
+    pattern: / stream encoding not supported$/,
+    code: 'invalid_source_file',
+    message: damagedPdf,
+  },
+  // pdfium's FPDF_GetLastError codes as @hyzyla/pdfium words them.
+  {
+    engine: 'pdfium',
+    pattern: /^File not in PDF format or corrupted$/,
+    code: 'invalid_source_file',
+    message: damagedPdf,
+  },
+  {
+    engine: 'pdfium',
+    pattern: /^Page not found or content error$/,
+    code: 'invalid_source_file',
+    message: damagedPdf,
+  },
+  {
+    engine: 'pdfium',
+    pattern: /^Password required or incorrect password$/,
+    code: 'encrypted_pdf',
+    message: encryptedPdf,
+  },
+  {
+    engine: 'pdfium',
+    pattern: /^Unsupported security scheme$/,
+    code: 'encrypted_pdf',
+    message: encryptedPdf,
+  },
   // ffmpeg and ffprobe: the last lines of their log (shared/media/run.ts), on a local file read with
   // a forced demuxer. Decoding errors inside a stream are not fatal; these are the ones that are.
   {

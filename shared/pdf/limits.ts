@@ -1,0 +1,39 @@
+/**
+ * Bounds that keep one request's PDF work finite in time and memory, whatever the file holds.
+ * pdf-lib parses everything into memory and decodes object streams whole, so its input is
+ * measured before it is trusted.
+ */
+export interface PdfLimits {
+  maxPages: number;
+  maxParsedObjects: number;
+  maxDecodedStreamBytes: number;
+  maxDecodedTotalBytes: number;
+  parseBaseMs: number;
+  parseMsPerMegabyte: number;
+  maxPageTreeDepth: number;
+  maxRenderPixels: number;
+  maxImagePixels: number;
+  maxPageSidePoints: number;
+}
+
+export const pdfLimits: Readonly<PdfLimits> = {
+  /** Pages a document may have for any operation that rewrites or renders it. */
+  maxPages: 2000,
+  /** Objects (dictionaries, arrays, numbers, names …) the parser may build for one file: ~1 GB of heap. */
+  maxParsedObjects: 5_000_000,
+  /** Decoded size of one object or cross-reference stream. */
+  maxDecodedStreamBytes: 64 * 1024 * 1024,
+  /** Decoded size of all object and cross-reference streams of one file together. */
+  maxDecodedTotalBytes: 256 * 1024 * 1024,
+  /** Parsing time: a fixed allowance plus a share per megabyte of source. */
+  parseBaseMs: 5_000,
+  parseMsPerMegabyte: 500,
+  /** Depth of the page tree (real files rarely go past 5). */
+  maxPageTreeDepth: 64,
+  /** Pixels of one rendered page (about 160 MB of RGBA). */
+  maxRenderPixels: 40_000_000,
+  /** Pixels of one embedded image that compression will decode. */
+  maxImagePixels: 100_000_000,
+  /** The largest page side a PDF viewer is required to show, in points (200 inches). */
+  maxPageSidePoints: 14_400,
+};

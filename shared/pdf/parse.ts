@@ -1,0 +1,168 @@
+import { constants, inflateSync } from 'node:zlib';
+import { PDFArray, type PDFContext, PDFName, type PDFObject, PDFParser, PDFRawStream } from 'pdf-lib';
+import { HttpError } from '#shared/http/errors.ts';
+import { type PdfLimits, pdfLimits } from '#shared/pdf/limits.ts';
+
+const damaged = (detail: string) =>
+  new HttpError('invalid_source_file', `The PDF could not be read: ${detail}`);
+
+const flate = PDFName.of('FlateDecode');
+const objectStream = PDFName.of('ObjStm');
+const xrefStream = PDFName.of('XRef');
+
+/** What one parse may spend. Once tripped, every further step of the parser fails with the same error. */
+class ParseBudget {
+  readonly #limits: PdfLimits;
+  readonly #deadline: number;
+  #objects = 0;
+  #decodedBytes = 0;
+  #steps = 0;
+  tripped: HttpError | undefined;
+
+  constructor(sizeBytes: number, limits: PdfLimits) {
+    this.#limits = limits;
+    this.#deadline =
+      performance.now() + limits.parseBaseMs + (sizeBytes / 1_000_000) * limits.parseMsPerMegabyte;
+  }
+
+  /** Called on every lexer step; the clock is read every 1024 steps. */
+  step(): void {
+    if (this.tripped) throw this.tripped;
+    this.#steps += 1;
+    if ((this.#steps & 0x3ff) === 0 && performance.now() > this.#deadline) {
+      this.trip(damaged('it is too damaged to be parsed in reasonable time.'));
+    }
+  }
+
+  countObjects(count: number): void {
+    this.#objects += count;
+    if (this.#objects > this.#limits.maxParsedObjects) {
+      this.trip(damaged(`it holds more than ${this.#limits.maxParsedObjects} objects.`));
+    }
+  }
+
+  countDecoded(bytes: number): void {
+    this.#decodedBytes += bytes;
+    if (this.#decodedBytes > this.#limits.maxDecodedTotalBytes) {
+      this.trip(damaged('its object streams decode to more data than this service accepts.'));
+    }
+  }
+
+  remainingDecodedBytes(): number {
+    return Math.min(
+      this.#limits.maxDecodedStreamBytes,
+      this.#limits.maxDecodedTotalBytes - this.#decodedBytes,
+    );
+  }
+
+  trip(error: HttpError): never {
+    this.tripped ??= error;
+    throw this.tripped;
+  }
+}
+
+/**
+ * Counts the tokens of a decoded object stream: an upper bound of the objects parsing it will build.
+ * A token starts at a name, array, dictionary or string opener, or at a run of regular characters.
+ */
+function countTokens(bytes: Uint8Array): number {
+  let tokens = 0;
+  let inToken = false;
+  let previous = 0;
+  for (const byte of bytes) {
+    if (byte <= 0x20) {
+      inToken = false; // NUL, TAB, LF, FF, CR, SP
+    } else if (byte === 0x2f || byte === 0x5b || byte === 0x28) {
+      tokens += 1; // '/', '[', '('
+      inToken = byte === 0x2f;
+    } else if (byte === 0x3c) {
+      if (previous !== 0x3c) tokens += 1; // '<<' opens one dictionary
+      inToken = false;
+    } else if (byte === 0x3e || byte === 0x5d || byte === 0x29) {
+      inToken = false; // '>', ']', ')'
+    } else if (!inToken) {
+      tokens += 1;
+      inToken = true;
+    }
+    previous = byte;
+  }
+  return tokens;
+}
+
+/**
+ * pdf-lib's parser with a budget. pdf-lib reads every object of the file into memory and decodes
+ * object streams whole, with no limits and no clock; this subclass counts what it builds, measures
+ * each object or cross-reference stream with a capped inflate before pdf-lib decodes it, and stops
+ * on a deadline (malformed input can make pdf-lib's recovery scan byte by byte).
+ */
+class BudgetedPdfParser extends PDFParser {
+  readonly #budget: ParseBudget;
+
+  constructor(bytes: Uint8Array, budget: ParseBudget) {
+    // Yield to the event loop every 5000 objects; refuse objects pdf-lib cannot parse.
+    super(bytes, 5000, true, false);
+    this.#budget = budget;
+  }
+
+  // The two lexer steps every loop of the parser passes through, its recovery scans included.
+  protected override skipWhitespaceAndComments(): void {
+    this.#budget.step();
+    super.skipWhitespaceAndComments();
+  }
+
+  protected override matchKeyword(keyword: number[]): boolean {
+    this.#budget.step();
+    return super.matchKeyword(keyword);
+  }
+
+  override parseObject(): PDFObject {
+    this.#budget.countObjects(1);
+    const object = super.parseObject();
+    if (object instanceof PDFRawStream) {
+      const type = object.dict.get(PDFName.Type);
+      if (type === objectStream || type === xrefStream) this.#measure(object);
+    }
+    return object;
+  }
+
+  #measure(stream: PDFRawStream): void {
+    const filter = stream.dict.get(PDFName.of('Filter'));
+    const filters = filter instanceof PDFArray ? filter.asArray() : filter === undefined ? [] : [filter];
+    if (filters.length === 0) {
+      this.#budget.countDecoded(stream.contents.length);
+      this.#budget.countObjects(countTokens(stream.contents));
+      return;
+    }
+    if (filters.length > 1 || filters[0] !== flate) {
+      this.#budget.trip(damaged('an object stream uses a compression this service does not read.'));
+    }
+    const limit = this.#budget.remainingDecodedBytes();
+    let decoded: Buffer;
+    try {
+      decoded = inflateSync(stream.contents, { maxOutputLength: limit, finishFlush: constants.Z_SYNC_FLUSH });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+        this.#budget.trip(damaged('an object stream decodes to more data than this service accepts.'));
+      }
+      // Corrupt data: pdf-lib's own decoder meets it next and the object is refused there.
+      return;
+    }
+    this.#budget.countDecoded(decoded.length);
+    this.#budget.countObjects(countTokens(decoded));
+  }
+}
+
+/** Parses PDF bytes into a pdf-lib context within the limits of `pdfLimits`. */
+export async function parsePdfContext(bytes: Uint8Array, limits: PdfLimits = pdfLimits): Promise<PDFContext> {
+  const budget = new ParseBudget(bytes.length, limits);
+  let context: PDFContext;
+  try {
+    context = await new BudgetedPdfParser(bytes, budget).parseDocument();
+  } catch (error) {
+    // The parser may wrap the budget's error in its own; the budget's is the one that explains.
+    throw budget.tripped ?? error;
+  }
+  // pdf-lib's recovery scan swallows errors, the budget's too: look whether it was tripped.
+  if (budget.tripped) throw budget.tripped;
+  return context;
+}
