@@ -17,6 +17,7 @@ import {
   videoConvertBody,
 } from '#shared/media/schemas.ts';
 import { captureTime, planThumbnail } from '#shared/media/thumbnail.ts';
+import { mediaRoutes } from '#shared/routes/media.ts';
 
 const h264: StreamInfo = { type: 'video', codec: 'h264', width: 160, height: 120, fps: 25, index: 0 };
 const aac: StreamInfo = { type: 'audio', codec: 'aac', sampleRate: 44100, channels: 2, index: 1 };
@@ -329,4 +330,14 @@ describe('request schemas', () => {
     );
     expect(thumbnailBody.safeParse({ sourceUrl: url, at: -1 }).success).toBe(false);
   });
+});
+
+describe('route rows', () => {
+  it.each(mediaRoutes.map((route) => [route.path, route] as const))(
+    '%s: its example is a valid body',
+    (_path, route) => {
+      expect(route.body?.safeParse(route.example).success).toBe(true);
+      expect(route.kind === 'file' ? route.produces?.length : route.response).toBeTruthy();
+    },
+  );
 });
