@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { routes } from '#shared/routes.ts';
+import { buildFfmpegLayer } from '../layers/ffmpeg/build.ts';
+import { projectRoot } from '../layers/layer.ts';
+import { buildSharpLayer } from '../layers/sharp/build.ts';
+import { bundleFunctions } from './stack/bundle.ts';
+import { authorizerFunction, FileConversionStack } from './stack/stack.ts';
+
+/**
+ * The CDK app: builds the native layers (when their inputs changed), bundles every function of the
+ * route table in one esbuild run, and checks the stack with cdk-nag's AwsSolutions pack, whose
+ * findings fail the synth. Settings come from cdk.json context or `-c name=value`.
+ */
+const app = new App();
+const context = (name: string): string | undefined => app.node.tryGetContext(name) ?? undefined;
+
+const stackName = context('stackName') ?? 'FileConversionApi';
+const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+  version: string;
+};
+
+const layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer() };
+const bundles = await bundleFunctions({
+  rootDir: projectRoot,
+  outDir: join(projectRoot, 'dist', 'functions'),
+  names: [...routes.map((route) => route.function), authorizerFunction],
+});
+
+// Environment-agnostic: the template names no account or region, and deploys wherever the
+// credentials of `cdk deploy` point.
+new FileConversionStack(app, stackName, {
+  bundles,
+  layers,
+  stageName: context('stageName'),
+  proxySecretParameterName: context('proxySecretParameter'),
+  freeTierClients: context('freeTierClients') ? Number(context('freeTierClients')) : undefined,
+  serviceVersion: version,
+});
+
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+app.synth();

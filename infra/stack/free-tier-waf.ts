@@ -1,0 +1,81 @@
+import { Stack } from 'aws-cdk-lib';
+import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { tiers } from '#shared/tiers.ts';
+
+/** The contract's window for rate limits. */
+export const freeTierWindowSeconds = 60;
+
+export const freeTierRateLimitedBody = {
+  error: 'rate_limit_exceeded',
+  message: `The free tier allows ${tiers.free.requestsPerMinute} requests per minute per client IP; retry after the time in Retry-After, or send the x-api-key of a paid tier.`,
+};
+
+/**
+ * The free tier's per-IP limit: a WAF rate-based rule on the API stage that counts requests per
+ * client IP over a 60 s window, but only requests that carry no x-api-key (keyed requests are
+ * throttled by their usage plan, and a made-up key is refused 401 by the authorizer). Over the
+ * limit WAF itself answers 429 with the contract's body and Retry-After.
+ */
+export class FreeTierWaf extends Construct {
+  readonly webAcl: wafv2.CfnWebACL;
+
+  constructor(scope: Construct, id: string, props: { stage: apigateway.Stage }) {
+    super(scope, id);
+    const metric = (name: string) => ({
+      cloudWatchMetricsEnabled: true,
+      sampledRequestsEnabled: true,
+      metricName: `${Stack.of(this).stackName}-${name}`,
+    });
+    const hasApiKey: wafv2.CfnWebACL.StatementProperty = {
+      sizeConstraintStatement: {
+        fieldToMatch: { singleHeader: { Name: 'x-api-key' } },
+        comparisonOperator: 'GE',
+        size: 0,
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    };
+    this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: metric('web-acl'),
+      customResponseBodies: {
+        'rate-limited': { contentType: 'APPLICATION_JSON', content: JSON.stringify(freeTierRateLimitedBody) },
+      },
+      rules: [
+        {
+          name: 'free-tier-per-ip',
+          priority: 0,
+          statement: {
+            rateBasedStatement: {
+              limit: tiers.free.requestsPerMinute,
+              evaluationWindowSec: freeTierWindowSeconds,
+              aggregateKeyType: 'IP',
+              scopeDownStatement: { notStatement: { statement: hasApiKey } },
+            },
+          },
+          action: {
+            block: {
+              customResponse: {
+                responseCode: 429,
+                customResponseBodyKey: 'rate-limited',
+                responseHeaders: [
+                  { name: 'Retry-After', value: String(freeTierWindowSeconds) },
+                  { name: 'Access-Control-Allow-Origin', value: '*' },
+                ],
+              },
+            },
+          },
+          visibilityConfig: metric('free-tier-per-ip'),
+        },
+      ],
+    });
+    const association = new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
+      resourceArn: props.stage.stageArn,
+      webAclArn: this.webAcl.attrArn,
+    });
+    // The stage ARN is built from names, so CloudFormation would not otherwise wait for the stage.
+    association.node.addDependency(props.stage);
+  }
+}
