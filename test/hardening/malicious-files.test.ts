@@ -1,0 +1,237 @@
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { unzipSync } from 'fflate';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ffprobePath } from '#shared/media/binaries.ts';
+import type { RouteSpec } from '#shared/routes.ts';
+import { FixtureServer } from '../support/fixture-server.ts';
+import { type Answer, apiEvent } from '../support/lambda.ts';
+import { type Bait, buildCorpus, type Corpus, corpusFormats, pngClaiming, type Specimen } from './corpus.ts';
+import {
+  acceptedFormats,
+  bodyWithSource,
+  callWithin,
+  contractBreach,
+  downloadingRoutes,
+  errorCodeOf,
+  handlerOf,
+  PrivateTmp,
+} from './support.ts';
+
+/**
+ * Malicious and malformed files through the real handlers, served over loopback: every route that
+ * downloads gets every specimen of every format it accepts (the catalogue of GET /formats says
+ * which). Each answers within a bounded time, with a 4xx where the specimen must be refused, never
+ * with a 5xx, never with a byte of the bait files, never by fetching the tracker URL, and leaves
+ * no workspace behind.
+ */
+
+const CALL_MS = 30_000;
+
+/**
+ * Findings in code this suite does not own, left out until they are fixed there (then delete the
+ * entry and the specimen runs again on that route).
+ */
+const awaitingFix: ReadonlyArray<{ route: string; specimen: string; what: string }> = [
+  {
+    route: '/audio-convert',
+    specimen: 'aac, only its first 32 bytes',
+    what: '500: ffmpeg cannot configure its filter graph (time_base 1/0); no native-error rule matches',
+  },
+  {
+    route: '/audio-convert',
+    specimen: 'flac, only its first 32 bytes',
+    what: '500: ffprobe ends with "Input/output error"; no native-error rule matches',
+  },
+  {
+    route: '/media-info',
+    specimen: 'flac, only its first 32 bytes',
+    what: '500: ffprobe ends with "Input/output error"; no native-error rule matches',
+  },
+];
+
+const isAwaitingFix = (route: RouteSpec, specimen: Specimen) =>
+  awaitingFix.some((entry) => entry.route === route.path && entry.specimen === specimen.name);
+
+const fixtures = new FixtureServer();
+const tmp = new PrivateTmp();
+let corpus: Corpus = {};
+let bait: Bait;
+let trackerHits = 0;
+const urls = new Map<Specimen, string>();
+const hostname = (() => {
+  try {
+    return readFileSync('/etc/hostname', 'utf8').trim();
+  } catch {
+    return '';
+  }
+})();
+
+beforeAll(async () => {
+  await tmp.open();
+  await fixtures.start();
+  const trackerUrl = fixtures.route('/tracker.png', (_request, response) => {
+    trackerHits += 1;
+    response.writeHead(200, { 'Content-Type': 'image/png' }).end(pngClaiming(1, 1));
+  });
+  ({ corpus, bait } = await buildCorpus(tmp.dir, trackerUrl));
+  let index = 0;
+  for (const [format, specimens] of Object.entries(corpus)) {
+    for (const specimen of specimens) {
+      index += 1;
+      urls.set(
+        specimen,
+        fixtures.serve(
+          `/${format}/${index}/file.${specimen.extension}`,
+          specimen.bytes,
+          specimen.contentType,
+        ),
+      );
+    }
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await fixtures.stop();
+  await tmp.close();
+});
+
+/** Every byte sequence an answer carries: the body, and each entry when the body is a ZIP. */
+function payloads(answer: Answer): Buffer[] {
+  const type = String(answer.headers['Content-Type'] ?? '');
+  if (!type.startsWith('application/zip')) return [answer.body];
+  return [
+    answer.body,
+    ...Object.values(unzipSync(new Uint8Array(answer.body))).map((entry) => Buffer.from(entry)),
+  ];
+}
+
+/** Pixels of an image answer, when sharp can read it back (it reads no ICO or PDF). */
+async function pixelsOf(bytes: Buffer): Promise<{ data: Buffer; channels: number } | undefined> {
+  try {
+    const { data, info } = await sharp(bytes, { limitInputPixels: 50_000_000 })
+      .flatten({ background: '#ffffff' })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return { data, channels: info.channels };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why an answer shows that a bait file was read, or undefined. */
+async function leak(answer: Answer, specimen: Specimen): Promise<string | undefined> {
+  for (const bytes of payloads(answer)) {
+    if (bytes.includes(bait.token)) return 'the secret token is in the answer';
+    if (bytes.includes(bait.secretText)) return 'a local path is in the answer';
+    const text = bytes.toString('latin1');
+    if (hostname.length >= 6 && text.includes(hostname)) return 'the host name is in the answer';
+    const pixels = await pixelsOf(bytes);
+    if (!pixels) continue;
+    const { data, channels } = pixels;
+    for (let at = 0; at + 2 < data.length; at += channels) {
+      const [red, green, blue] = [data[at]!, data[at + 1]!, data[at + 2]!];
+      if (green > 200 && red < 90 && blue < 90) return 'green pixels of the secret PNG are in the answer';
+      if (specimen.blank && Math.min(red, green, blue) < 200) {
+        return 'something was drawn over a blank picture (text of a local file?)';
+      }
+    }
+  }
+  return undefined;
+}
+
+async function assertSpecimen(route: RouteSpec, handler: unknown, specimen: Specimen): Promise<void> {
+  const url = urls.get(specimen)!;
+  const what = `${route.path} with ${specimen.name}`;
+  const started = performance.now();
+  const answer = await callWithin(
+    handler,
+    apiEvent(bodyWithSource(route, url), { path: route.path }),
+    CALL_MS,
+    what,
+  );
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const breach = contractBreach(answer);
+  if (breach) throw new Error(`${what}: ${breach} (after ${seconds} s)`);
+  const code = errorCodeOf(answer);
+  const refused =
+    specimen.expect === 'refused' ||
+    (specimen.refusedBy !== undefined && route.errors.includes(specimen.refusedBy as never));
+  if (refused) {
+    expect(answer.statusCode, `${what} must be refused`).toBeGreaterThanOrEqual(400);
+    if (specimen.codes) expect(specimen.codes, `${what} answered ${code}`).toContain(code);
+  }
+  if (answer.statusCode < 300 && route.kind === 'file') {
+    expect(answer.body.length, `${what}: empty file`).toBeGreaterThan(0);
+    if (route.produces) {
+      const type = String(answer.headers['Content-Type']).split(';')[0]!;
+      expect(route.produces, `${what}: answered ${type}`).toContain(type);
+    }
+  }
+  const leaked = await leak(answer, specimen);
+  if (leaked) throw new Error(`${what}: ${leaked}`);
+  expect(trackerHits, `${what} fetched the tracker URL`).toBe(0);
+  expect(await tmp.leftovers(), `${what} left its workspace`).toEqual([]);
+}
+
+describe('the corpus itself', () => {
+  it('holds specimens that are what they claim', async () => {
+    const bomb = await sharp(pngClaiming(100_000, 100_000), { limitInputPixels: false }).metadata();
+    expect([bomb.width, bomb.height]).toEqual([100_000, 100_000]);
+    expect(corpus.svg?.length).toBeGreaterThan(10);
+    expect(corpus.pdf?.length).toBeGreaterThan(10);
+  });
+
+  it('has specimens for every file format the catalogue names as an input', () => {
+    const named = downloadingRoutes()
+      .flatMap((route) => acceptedFormats(route))
+      .filter((format) => format !== 'file');
+    for (const format of named) expect(corpus[format]?.length, format).toBeGreaterThan(0);
+  });
+
+  it('holds playlists that ffmpeg follows to a local file when it is left to choose the demuxer', async () => {
+    // Current ffmpeg only takes a playlist for one under its own extension; older builds guessed from the bytes.
+    const playlist = join(tmp.dir, 'guess.m3u8');
+    writeFileSync(
+      playlist,
+      `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile://${bait.secretWav}\n#EXT-X-ENDLIST\n`,
+    );
+    const { stdout } = await promisify(execFile)(ffprobePath, [
+      ...['-v', 'error', '-protocol_whitelist', 'file', '-show_entries', 'format=format_name,duration'],
+      ...['-of', 'json', playlist],
+    ]);
+    const { format } = JSON.parse(stdout) as { format: { format_name: string; duration: string } };
+    expect(format.format_name).toBe('hls');
+    expect(Number(format.duration)).toBeGreaterThan(0.4);
+  });
+});
+
+describe('malicious and malformed files through every route that downloads', () => {
+  it('has routes that download', () => {
+    expect(downloadingRoutes().length).toBeGreaterThan(0);
+  });
+
+  for (const route of downloadingRoutes()) {
+    it(`${route.path}: the route's example is a valid body once its sources are swapped`, () => {
+      const parsed = route.body?.safeParse(bodyWithSource(route, 'http://127.0.0.1/file'));
+      expect(parsed?.success, JSON.stringify(parsed?.error?.issues)).toBe(true);
+    });
+
+    for (const format of acceptedFormats(route).filter((name) => corpusFormats().includes(name))) {
+      it(`${route.path} × ${format}`, async () => {
+        const handler = await handlerOf(route);
+        const failures: string[] = [];
+        for (const specimen of corpus[format] ?? []) {
+          if (isAwaitingFix(route, specimen)) continue;
+          await assertSpecimen(route, handler, specimen).catch((error: Error) =>
+            failures.push(error.message),
+          );
+        }
+        expect(failures).toEqual([]);
+      });
+    }
+  }
+});
