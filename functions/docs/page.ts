@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import swaggerUi from 'swagger-ui-dist/package.json' with { type: 'json' };
+import { config } from '#shared/config.ts';
 
 /** The assets `GET /docs/{asset}` serves, from the swagger-ui-dist package. */
 export const docsAssets = {
@@ -42,7 +42,8 @@ const startScript = `(() => {
   });
 })();`;
 
-const version = encodeURIComponent(swaggerUi.version);
+/** Assets are cached for a day; a new service version asks for them afresh. */
+const version = encodeURIComponent(config.SERVICE_VERSION);
 
 export const docsPage = `<!doctype html>
 <html lang="en">

@@ -45,6 +45,8 @@ export async function ffmpegVersion(
 /** The version of the @hyzyla/pdfium package, the PDFium build the PDF routes run. */
 async function pdfiumVersion(): Promise<string | null> {
   try {
+    // Loading the library proves it is there; the import also tells the bundler to ship it.
+    await import('@hyzyla/pdfium');
     // The package exports no package.json; its entry point sits in dist/, one level below it.
     const entry = require.resolve('@hyzyla/pdfium');
     const manifest = JSON.parse(await readFile(join(dirname(entry), '..', 'package.json'), 'utf8')) as {
