@@ -1,5 +1,7 @@
 import { open } from 'node:fs/promises';
-import { fileTypeFromFile } from 'file-type';
+import { fileTypeFromTokenizer } from 'file-type';
+// Imported statically: file-type loads it through a runtime import() that a bundle cannot follow.
+import { fromFile } from 'strtok3';
 import type { SourceFormat } from '#shared/source/formats.ts';
 
 /** file-type's extension → our format name; container variants fold into the format that reads them. */
@@ -97,7 +99,8 @@ async function readHead(path: string, bytes: number): Promise<Buffer> {
 
 /** The real format of a file, read from its bytes; undefined when it is none we take. */
 export async function sniffFormat(path: string): Promise<SourceFormat | undefined> {
-  const type = await fileTypeFromFile(path);
+  const tokenizer = await fromFile(path);
+  const type = await fileTypeFromTokenizer(tokenizer).finally(() => tokenizer.close());
   if (type && type.ext !== 'xml') return detected[type.ext];
   return looksLikeSvg(await readHead(path, svgHeadBytes)) ? 'svg' : undefined;
 }
