@@ -1,0 +1,116 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleFolder, bundleFunctions, type FunctionBundles } from '../../infra/stack/bundle.ts';
+import { buildFfmpegLayer } from '../../layers/ffmpeg/build.ts';
+import { type BuiltLayer, projectRoot } from '../../layers/layer.ts';
+import { buildSharpLayer } from '../../layers/sharp/build.ts';
+
+const run = promisify(execFile);
+
+/** Probe functions that import what real handlers import: sharp, an N-API addon, the ffmpeg paths. */
+const probes: Record<string, string> = {
+  'image-probe': `
+    import sharp from 'sharp';
+    export const handler = async () => {
+      const png = await sharp({ create: { width: 4, height: 3, channels: 4, background: '#00ff0080' } }).png().toBuffer();
+      const meta = await sharp(png).metadata();
+      return { format: meta.format, width: meta.width, hasAlpha: meta.hasAlpha, from: require.resolve('sharp') };
+    };`,
+  'password-probe': `
+    import { hash, verify } from '@node-rs/argon2';
+    export const handler = async () => {
+      const encoded = await hash('correct horse');
+      return { encoded: encoded.slice(0, 10), valid: await verify(encoded, 'correct horse') };
+    };`,
+  'media-probe': `
+    import { execFileSync } from 'node:child_process';
+    import { ffmpegPath } from '#shared/media/binaries.ts';
+    export const handler = async () => ({ ffmpegPath, version: execFileSync(ffmpegPath, ['-version']).toString().split('\\n')[0] });`,
+  'nested/probe': `export const handler = async () => ({ nested: true });`,
+};
+
+let probeRoot: string;
+let outDir: string;
+let bundles: FunctionBundles;
+let layers: { sharp: BuiltLayer; ffmpeg: BuiltLayer };
+
+/** Loads a bundle as Lambda's runtime would: an ES module, layers on NODE_PATH, from outside the project. */
+async function invoke(name: string, env: Record<string, string> = {}) {
+  const entry = join(outDir, bundleFolder(name), 'index.mjs');
+  const script = `import(${JSON.stringify(entry)}).then((m) => m.handler()).then((r) => console.log(JSON.stringify(r)))`;
+  const { stdout } = await run(process.execPath, ['--enable-source-maps', '-e', script], {
+    cwd: outDir,
+    env: { PATH: '/usr/bin:/bin', NODE_PATH: join(layers.sharp.dir, 'nodejs', 'node_modules'), ...env },
+  });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  // Probe sources sit in the project (git-ignored .tmp/), so #shared imports and node_modules
+  // resolve as for real handlers; bundles go outside it, as they are in Lambda.
+  probeRoot = join(projectRoot, '.tmp', `bundle-probe-${process.pid}`);
+  for (const [name, source] of Object.entries(probes)) {
+    mkdirSync(join(probeRoot, 'functions', name), { recursive: true });
+    writeFileSync(join(probeRoot, 'functions', name, 'handler.ts'), source);
+  }
+  outDir = mkdtempSync(join(tmpdir(), 'bundles-'));
+  layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer() };
+  bundles = await bundleFunctions({ rootDir: probeRoot, outDir, names: Object.keys(probes) });
+});
+
+afterAll(() => {
+  rmSync(probeRoot, { recursive: true, force: true });
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+describe('function bundles', () => {
+  it('bundles every function into a folder of its own, nested names included', () => {
+    expect([...bundles.keys()].sort()).toEqual(Object.keys(probes).sort());
+    for (const bundle of bundles.values()) {
+      expect(existsSync(join(bundle.dir, 'index.mjs')), bundle.name).toBe(true);
+      expect(existsSync(join(bundle.dir, 'index.mjs.map')), bundle.name).toBe(true);
+    }
+    expect(bundles.get('nested/probe')!.dir).toBe(join(outDir, 'nested--probe'));
+  });
+
+  it('leaves sharp to its layer: required at run time, not bundled, not copied', async () => {
+    const bundle = bundles.get('image-probe')!;
+    expect(bundle.layers).toEqual(['sharp']);
+    const code = readFileSync(join(bundle.dir, 'index.mjs'), 'utf8');
+    // A run-time require (minified to a short name), never an ES import that NODE_PATH cannot serve.
+    expect(code).toMatch(/\("sharp"\)/);
+    expect(code).not.toMatch(/from\s*"sharp"/);
+    expect(code).not.toContain('sharp-libvips');
+    expect(existsSync(join(bundle.dir, 'node_modules'))).toBe(false);
+    const answer = await invoke('image-probe');
+    expect(answer).toMatchObject({ format: 'png', width: 4, hasAlpha: true });
+    expect(answer.from).toContain(layers.sharp.dir);
+  });
+
+  it('ships an N-API addon with the function that imports it, for linux-x64 glibc', async () => {
+    const bundle = bundles.get('password-probe')!;
+    expect(bundle.layers).toEqual([]);
+    expect(existsSync(join(bundle.dir, 'node_modules', '@node-rs', 'argon2', 'package.json'))).toBe(true);
+    expect(existsSync(join(bundle.dir, 'node_modules', '@node-rs', 'argon2-linux-x64-gnu'))).toBe(true);
+    expect(await invoke('password-probe')).toEqual({ encoded: '$argon2id$', valid: true });
+  });
+
+  it('gives the ffmpeg layer to a function that runs ffmpeg, found through FFMPEG_PATH', async () => {
+    const bundle = bundles.get('media-probe')!;
+    expect(bundle.layers).toEqual(['ffmpeg']);
+    const ffmpegPath = join(layers.ffmpeg.dir, 'bin', 'ffmpeg');
+    const answer = await invoke('media-probe', {
+      FFMPEG_PATH: ffmpegPath,
+      FFPROBE_PATH: join(layers.ffmpeg.dir, 'bin', 'ffprobe'),
+    });
+    expect(answer).toEqual({ ffmpegPath, version: expect.stringMatching(/^ffmpeg version /) });
+  });
+
+  it('gives no layer to a function that needs none', () => {
+    expect(bundles.get('nested/probe')!.layers).toEqual([]);
+  });
+});
