@@ -1,5 +1,7 @@
 import type { RouteSpec } from '#shared/routes.ts';
 
+const functionsFolder = new URL('../../functions/', import.meta.url);
+
 const modules = new Map<string, Promise<{ handler: unknown }>>();
 
 /**
@@ -11,7 +13,8 @@ export function loadHandler(functionName: RouteSpec['function']): Promise<{ hand
   if (cached) return cached;
   if (!/^[a-z0-9-]+(?:\/[a-z0-9-]+)*$/.test(functionName))
     return Promise.reject(new Error(`no function ${functionName}`));
-  const loading = import(`../../functions/${functionName}/handler.ts`) as Promise<{ handler: unknown }>;
+  const file = new URL(`${functionName}/handler.ts`, functionsFolder).href;
+  const loading = import(/* @vite-ignore */ file) as Promise<{ handler: unknown }>;
   modules.set(functionName, loading);
   return loading;
 }
