@@ -138,6 +138,11 @@ export const errorCodeOf = (answer: Answer): string | undefined => {
   }
 };
 
+/** Request workspaces (`fca-` and mkdtemp's six characters) in a folder; the embedded S3's `fca-s3-*` is not one. */
+export async function workspacesIn(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => /^fca-[A-Za-z0-9]{6}$/.test(name));
+}
+
 /**
  * A private temporary root for this test file: the handlers' workspaces (`fca-*` under
  * os.tmpdir()) land here, so leftovers are ours to count even while other suites run.
@@ -152,8 +157,8 @@ export class PrivateTmp {
   }
 
   /** Workspace folders still on disk. */
-  async leftovers(): Promise<string[]> {
-    return (await readdir(this.dir)).filter((name) => name.startsWith('fca-'));
+  leftovers(): Promise<string[]> {
+    return workspacesIn(this.dir);
   }
 
   async close(): Promise<void> {
