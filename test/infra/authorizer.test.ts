@@ -278,7 +278,9 @@ describe('the deployed handler, with the AWS SDK against API Gateway and SSM on 
     expect(badSecret.policyDocument).toEqual(deny);
 
     const ssmCalls = aws.calls.filter((call) => call.service === 'ssm');
-    expect(ssmCalls).toEqual([{ service: 'ssm', input: { Name: parameterName, WithDecryption: true } }]);
+    expect(ssmCalls).toEqual([
+      { service: 'ssm', operation: 'GetParameter', input: { Name: parameterName, WithDecryption: true } },
+    ]);
     // One snapshot, read page by page (the fake serves two keys a page) and filtered by name
     // prefix; the unknown keys came within minRefreshMs of it, so they caused no re-read.
     const listings = aws.calls.filter((call) => call.service === 'apigateway');

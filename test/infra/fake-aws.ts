@@ -1,17 +1,29 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayApiKey } from '../../functions/authorizer/key-directory.ts';
 
 export interface RecordedCall {
   service: 'apigateway' | 'ssm';
-  /** Query of a GetApiKeys call; JSON body of an SSM call. */
+  operation: string;
+  /** Query of a GET, JSON body otherwise. */
   input: Record<string, unknown>;
+}
+
+export interface FakeUsagePlan {
+  id: string;
+  name: string;
+  apiStages: { apiId: string; stage: string }[];
+  throttle?: { rateLimit: number; burstLimit: number };
+  tags?: Record<string, string>;
+  keyIds: Set<string>;
 }
 
 export interface FakeAws {
   endpoint: string;
   calls: RecordedCall[];
   keys: GatewayApiKey[];
+  plans: FakeUsagePlan[];
   parameters: Map<string, string>;
   close(): Promise<void>;
 }
@@ -19,60 +31,125 @@ export interface FakeAws {
 const readBody = async (request: IncomingMessage) => {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  const text = Buffer.concat(chunks).toString('utf8');
+  return (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+};
+
+/** Pages of two, to make the callers page. */
+const pageSize = 2;
+const page = <T>(items: T[], position: string | undefined) => {
+  const start = Number(position ?? 0);
+  const next = start + pageSize < items.length ? String(start + pageSize) : undefined;
+  return { item: items.slice(start, start + pageSize), ...(next ? { position: next } : {}) };
 };
 
 /**
- * The two AWS APIs the authorizer calls, on loopback and over their real wire formats, so that
- * the real SDK clients are exercised: API Gateway GetApiKeys (REST-JSON, GET /apikeys, paged by
- * `position`, two keys a page to force paging) and SSM GetParameter (JSON 1.1 with X-Amz-Target).
+ * The AWS APIs the authorizer and scripts/api-keys.ts call, on loopback and over their real wire
+ * formats, so that the real SDK clients are exercised: API Gateway's REST-JSON API keys and usage
+ * plans, and SSM GetParameter (JSON 1.1 with X-Amz-Target).
  */
 export async function startFakeAws(): Promise<FakeAws> {
   const calls: RecordedCall[] = [];
   const keys: GatewayApiKey[] = [];
+  const plans: FakeUsagePlan[] = [];
   const parameters = new Map<string, string>();
-  const pageSize = 2;
+  const newId = () => randomBytes(5).toString('hex');
+  const planView = ({ keyIds: _keyIds, ...plan }: FakeUsagePlan) => plan;
 
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
-    const send = (status: number, body: unknown, type = 'application/json') => {
+    const query = Object.fromEntries(url.searchParams);
+    const send = (status: number, body?: unknown, type = 'application/json') => {
       response.writeHead(status, { 'content-type': type });
-      response.end(JSON.stringify(body));
+      response.end(body === undefined ? '' : JSON.stringify(body));
     };
-    if (request.method === 'GET' && url.pathname === '/apikeys') {
-      const input = Object.fromEntries(url.searchParams);
-      calls.push({ service: 'apigateway', input });
-      const matching = keys.filter((key) => (key.name ?? '').startsWith(input.name ?? ''));
-      const start = Number(input.position ?? 0);
-      const page = matching.slice(start, start + pageSize).map((key) => ({
-        ...key,
-        value: input.includeValues === 'true' ? key.value : undefined,
-      }));
-      const next = start + pageSize < matching.length ? String(start + pageSize) : undefined;
-      send(200, { item: page, ...(next ? { position: next } : {}) });
-      return;
-    }
-    const target = request.headers['x-amz-target'];
-    if (request.method === 'POST' && target === 'AmazonSSM.GetParameter') {
-      const input = JSON.parse(await readBody(request)) as { Name: string; WithDecryption?: boolean };
-      calls.push({ service: 'ssm', input });
-      const value = parameters.get(input.Name);
-      if (value === undefined) {
-        send(
-          400,
-          { __type: 'ParameterNotFound', message: `${input.Name} not found` },
-          'application/x-amz-json-1.1',
-        );
-        return;
+    const notFound = () => send(404, { message: 'Invalid identifier specified' });
+    const route = `${request.method} ${url.pathname}`;
+    const record = (operation: string, input: Record<string, unknown>) =>
+      calls.push({ service: 'apigateway', operation, input });
+    let match: RegExpMatchArray | null;
+
+    if (route === 'GET /apikeys') {
+      record('GetApiKeys', query);
+      const matching = keys
+        .filter((key) => (key.name ?? '').startsWith(query.name ?? ''))
+        .map((key) => ({ ...key, value: query.includeValues === 'true' ? key.value : undefined }));
+      send(200, page(matching, query.position));
+    } else if (route === 'POST /apikeys') {
+      const input = await readBody(request);
+      record('CreateApiKey', input);
+      const key: GatewayApiKey = {
+        id: newId(),
+        name: input.name as string,
+        value: (input.value as string | undefined) ?? randomBytes(30).toString('base64url'),
+        enabled: input.enabled === true,
+        tags: input.tags as Record<string, string>,
+      };
+      keys.push(key);
+      send(201, key);
+    } else if ((match = route.match(/^(GET|DELETE) \/apikeys\/([^/]+)$/))) {
+      const index = keys.findIndex((key) => key.id === match![2]);
+      record(match[1] === 'GET' ? 'GetApiKey' : 'DeleteApiKey', { id: match[2] });
+      if (index < 0) return notFound();
+      if (match[1] === 'GET') return send(200, { ...keys[index], value: undefined });
+      const [deleted] = keys.splice(index, 1);
+      for (const plan of plans) plan.keyIds.delete(deleted!.id!);
+      send(202);
+    } else if (route === 'GET /usageplans') {
+      record('GetUsagePlans', query);
+      const matching = plans.filter((plan) => !query.keyId || plan.keyIds.has(query.keyId));
+      send(200, page(matching.map(planView), query.position));
+    } else if (route === 'POST /usageplans') {
+      const input = await readBody(request);
+      record('CreateUsagePlan', input);
+      const plan: FakeUsagePlan = {
+        id: newId(),
+        name: input.name as string,
+        apiStages: (input.apiStages as FakeUsagePlan['apiStages']) ?? [],
+        throttle: input.throttle as FakeUsagePlan['throttle'],
+        tags: input.tags as Record<string, string>,
+        keyIds: new Set(),
+      };
+      plans.push(plan);
+      send(201, planView(plan));
+    } else if ((match = route.match(/^POST \/usageplans\/([^/]+)\/keys$/))) {
+      const input = await readBody(request);
+      record('CreateUsagePlanKey', { usagePlanId: match[1], ...input });
+      const plan = plans.find((candidate) => candidate.id === match![1]);
+      if (!plan || !keys.some((key) => key.id === input.keyId)) return notFound();
+      plan.keyIds.add(input.keyId as string);
+      send(201, { id: input.keyId, type: input.keyType });
+    } else if ((match = route.match(/^(PATCH|DELETE) \/usageplans\/([^/]+)$/))) {
+      const index = plans.findIndex((plan) => plan.id === match![2]);
+      if (index < 0) return notFound();
+      const plan = plans[index]!;
+      if (match[1] === 'PATCH') {
+        const input = await readBody(request);
+        record('UpdateUsagePlan', { usagePlanId: match[2], ...input });
+        for (const operation of input.patchOperations as { op: string; path: string; value: string }[]) {
+          if (operation.op === 'remove' && operation.path === '/apiStages') {
+            plan.apiStages = plan.apiStages.filter(
+              (stage) => `${stage.apiId}:${stage.stage}` !== operation.value,
+            );
+          }
+        }
+        return send(200, planView(plan));
       }
-      send(
-        200,
-        { Parameter: { Name: input.Name, Type: 'SecureString', Value: value, Version: 1 } },
-        'application/x-amz-json-1.1',
-      );
-      return;
+      record('DeleteUsagePlan', { usagePlanId: match[2] });
+      // As API Gateway does: a plan still used by a stage cannot go.
+      if (plan.apiStages.length > 0) return send(400, { message: 'usage plan is associated with stages' });
+      plans.splice(index, 1);
+      send(202);
+    } else if (request.method === 'POST' && request.headers['x-amz-target'] === 'AmazonSSM.GetParameter') {
+      const input = (await readBody(request)) as { Name: string; WithDecryption?: boolean };
+      calls.push({ service: 'ssm', operation: 'GetParameter', input });
+      const value = parameters.get(input.Name);
+      const type = 'application/x-amz-json-1.1';
+      if (value === undefined) return send(400, { __type: 'ParameterNotFound', message: input.Name }, type);
+      send(200, { Parameter: { Name: input.Name, Type: 'SecureString', Value: value, Version: 1 } }, type);
+    } else {
+      send(404, { message: `unexpected ${route}` });
     }
-    send(404, { message: `unexpected ${request.method} ${url.pathname} ${String(target)}` });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -80,6 +157,7 @@ export async function startFakeAws(): Promise<FakeAws> {
     endpoint: `http://127.0.0.1:${port}`,
     calls,
     keys,
+    plans,
     parameters,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
