@@ -1,4 +1,6 @@
 import { deflateSync } from 'node:zlib';
+import { PDFiumLibrary } from '@hyzyla/pdfium';
+import { unzipSync } from 'fflate';
 import {
   concatTransformationMatrix,
   degrees,
@@ -149,4 +151,56 @@ export async function manyPagesPdf(pages: number): Promise<Uint8Array> {
     if (resources) page.node.set(PDFName.Resources, resources);
   }
   return doc.save();
+}
+
+export interface Rendered {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+const pdfium = PDFiumLibrary.init();
+
+/** Renders one page (0-based) with pdfium at `dpi`: RGBA pixels, the way /pdf-to-image sees it. */
+export async function renderPage(bytes: Uint8Array, index: number, dpi = 72): Promise<Rendered> {
+  const doc = await (await pdfium).loadDocument(bytes);
+  try {
+    return await doc.getPage(index).render({ scale: dpi / 72, render: 'bitmap' });
+  } finally {
+    doc.destroy();
+  }
+}
+
+/** The text pdfium extracts from a page (0-based). */
+export async function pageText(bytes: Uint8Array, index: number): Promise<string> {
+  const doc = await (await pdfium).loadDocument(bytes);
+  try {
+    return doc.getPage(index).getText();
+  } finally {
+    doc.destroy();
+  }
+}
+
+/** The RGB colour at a point given as fractions of the width and height (0,0 = top left). */
+export function colourAt(image: Rendered, fx: number, fy: number, channels = 4): [number, number, number] {
+  const x = Math.min(image.width - 1, Math.floor(image.width * fx));
+  const y = Math.min(image.height - 1, Math.floor(image.height * fy));
+  const at = (y * image.width + x) * channels;
+  return [image.data[at]!, image.data[at + 1]!, image.data[at + 2]!];
+}
+
+/** Whether two colours are within `tolerance` on every channel. */
+export const near = (a: readonly number[], b: readonly number[], tolerance = 12): boolean =>
+  a.length === b.length && a.every((value, index) => Math.abs(value - b[index]!) <= tolerance);
+
+/** Decodes an image file with sharp into the same shape as a rendered page. */
+export async function decodeImage(bytes: Uint8Array): Promise<Rendered & { format: string | undefined }> {
+  const { data, info } = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { format } = await sharp(bytes).metadata();
+  return { width: info.width, height: info.height, data, format };
+}
+
+/** The entries of a ZIP answer, in archive order. */
+export function zipEntries(bytes: Uint8Array): Array<[string, Uint8Array]> {
+  return Object.entries(unzipSync(bytes));
 }

@@ -1,0 +1,37 @@
+import { writeFile } from 'node:fs/promises';
+import { HttpError } from '#shared/http/errors.ts';
+import { pdfLimits } from '#shared/pdf/limits.ts';
+import { openPdfFile, pagesOf } from '#shared/pdf/open.ts';
+import { copyInfo, newPdf, savePdf } from '#shared/pdf/output.ts';
+import { inField } from '#shared/pdf/sources.ts';
+
+/**
+ * Appends every page of every source, in order, to one new document. Pages are copied with their
+ * inherited size, crop box, rotation and resources; the first source's title and author are kept.
+ * Sources are opened one at a time, so only one source document is in memory besides the result.
+ */
+export async function mergePdfs(
+  sourcePaths: readonly string[],
+  outputPath: string,
+  onProgress?: (percent: number) => void,
+): Promise<{ pages: number }> {
+  const merged = await newPdf();
+  let pages = 0;
+  for (const [index, path] of sourcePaths.entries()) {
+    const opened = await openPdfFile(path).catch((error: unknown) => {
+      throw inField(`sources.${index}`, error);
+    });
+    pages += pagesOf(opened);
+    if (pages > pdfLimits.maxPages) {
+      throw new HttpError(
+        'validation_failed',
+        `sources: together the PDFs have more than ${pdfLimits.maxPages} pages, the most one merge writes.`,
+      );
+    }
+    if (index === 0) copyInfo(opened.doc, merged);
+    for (const page of await merged.copyPages(opened.doc, opened.doc.getPageIndices())) merged.addPage(page);
+    onProgress?.(Math.round(((index + 1) / sourcePaths.length) * 90));
+  }
+  await writeFile(outputPath, await savePdf(merged));
+  return { pages };
+}

@@ -1,0 +1,52 @@
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import type { PageRange } from '#shared/pdf/ranges.ts';
+
+export const PDF_TYPE = 'application/pdf';
+
+const producer = 'file-conversion-api';
+const copiedInfo: Array<[string, (doc: PDFDocument, text: string) => void]> = [
+  ['Title', (doc, text) => doc.setTitle(text)],
+  ['Author', (doc, text) => doc.setAuthor(text)],
+  ['Subject', (doc, text) => doc.setSubject(text)],
+  ['Keywords', (doc, text) => doc.setKeywords([text])],
+  ['Creator', (doc, text) => doc.setCreator(text)],
+];
+
+/** A new, empty document whose Info names this service as producer (not pdf-lib's defaults). */
+export async function newPdf(): Promise<PDFDocument> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.setProducer(producer);
+  doc.setCreationDate(new Date());
+  doc.setModificationDate(new Date());
+  return doc;
+}
+
+/** Carries title, author, subject, keywords and creator over from a source document. */
+export function copyInfo(from: PDFDocument, to: PDFDocument): void {
+  const info = from.context.lookup(from.context.trailerInfo.Info);
+  if (!(info instanceof PDFDict)) return;
+  for (const [key, set] of copiedInfo) {
+    const value = info.lookup(PDFName.of(key));
+    if (value instanceof PDFString || value instanceof PDFHexString) set(to, value.decodeText());
+  }
+}
+
+/**
+ * Serialises with object streams: the smallest form pdf-lib writes. Form field appearances are left
+ * as they are (pdf-lib would otherwise rebuild them, and add an empty form to every document).
+ */
+export function savePdf(doc: PDFDocument): Promise<Uint8Array> {
+  return doc.save({ useObjectStreams: true, addDefaultPage: false, updateFieldAppearances: false });
+}
+
+/** A new document holding a copy of pages `range` of `source`, with its Info. */
+export async function extractPages(source: PDFDocument, range: PageRange): Promise<PDFDocument> {
+  const out = await newPdf();
+  copyInfo(source, out);
+  const indices = Array.from(
+    { length: range.last - range.first + 1 },
+    (_, offset) => range.first - 1 + offset,
+  );
+  for (const page of await out.copyPages(source, indices)) out.addPage(page);
+  return out;
+}

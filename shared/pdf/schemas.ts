@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { pageImageFormats, pdfCompressionLevels, pdfPageSizes } from '#shared/formats.ts';
+import { maxListedPageSizes } from '#shared/pdf/info.ts';
+import { rangeSyntax } from '#shared/pdf/ranges.ts';
+import { tiers } from '#shared/tiers.ts';
+
+const url = z.string().min(1).max(4096);
+const sourceUrl = url.describe('An absolute http(s) URL of the PDF; the format is read from its bytes.');
+
+/** The schema admits the largest batch of any tier; the caller's own tier is checked in the handler. */
+const batch = (min: number, what: string) =>
+  z
+    .array(url)
+    .min(min)
+    .max(tiers.enterprise.maxBatchFiles)
+    .describe(
+      `${what}, in order: at least ${min}, at most the tier's batch size (free ${tiers.free.maxBatchFiles}, ` +
+        `pro ${tiers.pro.maxBatchFiles}, enterprise ${tiers.enterprise.maxBatchFiles}).`,
+    );
+
+const rangeText = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(1000)
+    .describe(
+      `${what} in range syntax, e.g. ${rangeSyntax}: single pages and inclusive ranges separated by commas; ` +
+        '"7-" runs to the last page.',
+    );
+
+export const pdfMergeBody = z.strictObject({ sources: batch(2, 'URLs of the PDFs to merge') });
+export type PdfMergeBody = z.infer<typeof pdfMergeBody>;
+
+export const pdfSplitBody = z.strictObject({
+  sourceUrl,
+  ranges: rangeText('The documents to cut out, one per range,').optional(),
+});
+export type PdfSplitBody = z.infer<typeof pdfSplitBody>;
+
+export const pdfCompressBody = z.strictObject({
+  sourceUrl,
+  level: z
+    .enum(pdfCompressionLevels)
+    .default('medium')
+    .describe(
+      'How hard raster images are compressed: low (200 dpi, JPEG 85), medium (150, 75), high (100, 60).',
+    ),
+});
+export type PdfCompressBody = z.infer<typeof pdfCompressBody>;
+
+export const pdfToImageBody = z.strictObject({
+  sourceUrl,
+  outputFormat: z
+    .enum([...pageImageFormats, 'jpeg'])
+    .default('png')
+    .describe('The image format of the pages; jpeg is an alias of jpg.'),
+  dpi: z.number().int().min(36).max(300).default(150).describe('Resolution: pixels per inch of the page.'),
+  pages: rangeText('The pages to render').optional(),
+});
+export type PdfToImageBody = z.infer<typeof pdfToImageBody>;
+
+export const imageToPdfBody = z.strictObject({
+  sources: batch(1, 'URLs of the images, one page each'),
+  pageSize: z
+    .enum(pdfPageSizes)
+    .default('fit')
+    .describe(
+      'fit: each page takes its image’s size (at the image’s own dpi, else 72); a4 and letter: the image is ' +
+        'scaled to fit and centred, the page turned to landscape for wide images.',
+    ),
+  margin: z
+    .number()
+    .min(0)
+    .max(200)
+    .default(0)
+    .describe('White space around each image, in points (1/72 in).'),
+});
+export type ImageToPdfBody = z.infer<typeof imageToPdfBody>;
+
+export const pdfInfoBody = z.strictObject({ sourceUrl });
+export type PdfInfoBody = z.infer<typeof pdfInfoBody>;
+
+const text = (what: string) =>
+  z.string().nullable().describe(`${what} from the document information; null when absent.`);
+
+export const pdfInfoResult = z.object({
+  pages: z
+    .number()
+    .int()
+    .nullable()
+    .describe('The page count; null only for an encrypted file whose page tree is encrypted as well.'),
+  encrypted: z.boolean().describe('Whether the file is encrypted (password or permissions protection).'),
+  pdfVersion: z.string().describe('e.g. "1.7": the header’s version, or the catalog’s when that is later.'),
+  title: text('Title'),
+  author: text('Author'),
+  creator: text('The application that made the original document,'),
+  producer: text('The software that wrote the PDF,'),
+  pageSizes: z
+    .array(z.object({ width: z.number(), height: z.number() }))
+    .describe(
+      `Page sizes in points (1/72 in) as displayed (crop box, rotation applied), for the first ` +
+        `${maxListedPageSizes} pages.`,
+    ),
+  sizeBytes: z.number().int().describe('The size of the source file.'),
+});
+export type PdfInfoResult = z.infer<typeof pdfInfoResult>;

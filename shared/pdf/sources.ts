@@ -1,0 +1,102 @@
+import { HttpError, isHttpError } from '#shared/http/errors.ts';
+import { downloadSource, formatBytes, type Source } from '#shared/source/download.ts';
+import type { SourceFormat } from '#shared/source/formats.ts';
+import { type TierLimits, type TierName, tiers, tierThatLifts } from '#shared/tiers.ts';
+import type { Workspace } from '#shared/workspace.ts';
+
+/** Prefixes an error with the request field it concerns, e.g. `sources.2: …`. */
+export function inField(field: string, error: unknown): unknown {
+  if (!isHttpError(error) || error.message.startsWith(`${field}:`)) return error;
+  return new HttpError(error.code, `${field}: ${error.message}`, { cause: error, headers: error.headers });
+}
+
+/** The tier's batch size: past it, 400 validation_failed naming the tier that takes that many. */
+export function checkBatchSize(count: number, tier: TierName, limits: TierLimits): void {
+  if (count <= limits.maxBatchFiles) return;
+  const lift = tierThatLifts((candidate) => candidate.maxBatchFiles >= count);
+  const hint = lift
+    ? ` The ${lift} tier takes up to ${tiers[lift].maxBatchFiles}.`
+    : ' No tier takes that many in one request.';
+  throw new HttpError(
+    'validation_failed',
+    `sources: ${count} files are more than the ${limits.maxBatchFiles} per request of the ${tier} tier.${hint}`,
+  );
+}
+
+/** What a route's request brings that downloads need (a subset of the stack's CallInput). */
+export interface SourceRequest {
+  workspace: Workspace;
+  caller: { tier: TierName };
+  limits: TierLimits;
+  signal?: AbortSignal;
+}
+
+/** Downloads the one PDF of a request under the contract's download rules. */
+export function downloadPdf(url: string, request: SourceRequest): Promise<Source> {
+  return downloadSource(url, {
+    workspace: request.workspace,
+    maxBytes: request.limits.maxSourceBytes,
+    tier: request.caller.tier,
+    accept: ['pdf'],
+    signal: request.signal,
+    fileName: 'source-0',
+  });
+}
+
+/** Downloads running at once: enough to hide latency, few enough to be kind to the sources. */
+const parallelDownloads = 4;
+
+/**
+ * Downloads the sources of a batch, a few at a time, each under the contract's download rules and
+ * the tier's size limit. The batch together may not exceed the tier's size limit either (413,
+ * naming the tier that lifts it). On the first failure the others are stopped and awaited, so that
+ * nothing writes to the workspace after the request has ended.
+ */
+export async function downloadBatch(
+  urls: readonly string[],
+  accept: readonly SourceFormat[],
+  request: SourceRequest,
+): Promise<Source[]> {
+  const { workspace, limits } = request;
+  const { tier } = request.caller;
+  checkBatchSize(urls.length, tier, limits);
+  const stop = new AbortController();
+  const signal = request.signal ? AbortSignal.any([stop.signal, request.signal]) : stop.signal;
+  const results: Source[] = [];
+  let next = 0;
+  let failure: unknown;
+  const worker = async () => {
+    while (failure === undefined && next < urls.length) {
+      const index = next;
+      next += 1;
+      const field = `sources.${index}`;
+      try {
+        results[index] = await downloadSource(urls[index]!, {
+          workspace,
+          maxBytes: limits.maxSourceBytes,
+          tier,
+          accept,
+          signal,
+          field,
+          fileName: `source-${index}`,
+        });
+      } catch (error) {
+        failure ??= inField(field, error);
+        stop.abort(failure);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallelDownloads, urls.length) }, worker));
+  if (failure !== undefined) throw failure;
+
+  const total = results.reduce((sum, source) => sum + source.sizeBytes, 0);
+  if (total > limits.maxSourceBytes) {
+    const lift = tierThatLifts((limits) => limits.maxSourceBytes >= total);
+    const hint = lift ? ` The ${lift} tier accepts up to ${formatBytes(tiers[lift].maxSourceBytes)}.` : '';
+    throw new HttpError(
+      'source_too_large',
+      `sources: together the files are ${formatBytes(total)}, over the ${formatBytes(limits.maxSourceBytes)} one request of the ${tier} tier may bring.${hint}`,
+    );
+  }
+  return results;
+}
