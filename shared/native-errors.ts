@@ -12,10 +12,39 @@ interface NativeErrorRule {
   message: string;
 }
 
+const damagedImage =
+  'The image could not be decoded: it is damaged, incomplete or not the format its first bytes claim.';
 const damagedPdf = 'The PDF could not be read: it is damaged or not a complete PDF file.';
 const encryptedPdf = 'The PDF is encrypted (password-protected); remove the protection and send it again.';
 
 export const nativeErrorRules: readonly NativeErrorRule[] = [
+  // sharp (libvips): a sniffed image whose header or pixel data cannot be read.
+  {
+    engine: 'sharp',
+    pattern: /^Input (file|buffer) (has corrupt header|contains unsupported image format)/,
+    code: 'invalid_source_file',
+    message: damagedImage,
+  },
+  {
+    engine: 'sharp',
+    pattern:
+      /libpng read error|VipsJpeg: (premature end|Corrupt JPEG|Bogus)|gifload: |webp: unable|TIFFRead|tiff2vips: |heif: |svgload: /,
+    code: 'invalid_source_file',
+    message: damagedImage,
+  },
+  {
+    engine: 'sharp',
+    pattern: /^Input image exceeds pixel limit/,
+    code: 'invalid_source_file',
+    message: 'The image declares more pixels than are decoded here (at most 100 megapixels a frame).',
+  },
+  {
+    engine: 'sharp',
+    pattern: /^Processed image is too large for the (JPEG|WebP|GIF|HEIF) format/,
+    code: 'unsupported_output_format',
+    message:
+      'The result is larger than the chosen format can hold (WebP: 16383 px a side, AVIF: 16384 here, JPEG and GIF: 65535); ask for a smaller width or height, or choose png or tiff.',
+  },
   // Entries are added by each suite, e.g.:
   // { engine: 'sharp', pattern: /Input file has corrupt header/, code: 'invalid_source_file', message: 'The image could not be decoded.' },
   // pdf-lib's parser (run with throwOnInvalidObject) and its object lookups on a file's structure.

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { HttpError } from '#shared/http/errors.ts';
+import { openImage } from '#shared/image/decode.ts';
+import { isImageInputFormat } from '#shared/image/formats.ts';
+import { mapNativeError } from '#shared/native-errors.ts';
+import type { SourceFormat } from '#shared/source/formats.ts';
+import type { Workspace } from '#shared/workspace.ts';
+
+/**
+ * Any image input format as an 8-bit sRGB PNG in the workspace: upright (EXIF orientation
+ * applied), the first frame of an animation, alpha kept. The pixel limit is checked before
+ * decoding. A stable entry point for other suites (image-to-pdf).
+ */
+export async function decodeToPng(
+  path: string,
+  format: SourceFormat,
+  workspace: Workspace,
+): Promise<{ path: string; width: number; height: number }> {
+  if (!isImageInputFormat(format)) {
+    throw new HttpError('unsupported_input_format', `A ${format} file is not an image.`);
+  }
+  const opened = await openImage(path, format);
+  const output = await workspace.file(`decoded-${randomUUID()}.png`);
+  try {
+    const info = await opened.image.toColourspace('srgb').png({ compressionLevel: 1 }).toFile(output);
+    return { path: output, width: info.width, height: info.height };
+  } catch (error) {
+    mapNativeError('sharp', error);
+  }
+}

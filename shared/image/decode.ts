@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import sharp, { type Sharp } from 'sharp';
+import { decodeBmp, type Pixels } from '#shared/image/bmp.ts';
+import { animatedSources, type ImageInputFormat } from '#shared/image/formats.ts';
+import { type ImageHeader, readHeader } from '#shared/image/header.ts';
+import { decodeHeicImage } from '#shared/image/heic.ts';
+import { largestIcon } from '#shared/image/ico.ts';
+import { assertDecodable, imageLimits } from '#shared/image/limits.ts';
+
+export interface OpenOptions {
+  /** Keep every frame of a GIF or WebP animation (for targets that hold frames). */
+  animated?: boolean;
+  /** The size the result should reach, so that an SVG is rendered sharp at that size. */
+  targetSize?: { width?: number | undefined; height?: number | undefined };
+}
+
+/** A decodable image: a sharp pipeline over it, upright, with what the encoders need to know. */
+export interface OpenedImage {
+  image: Sharp;
+  /** Size of one upright frame as the pipeline yields it. */
+  width: number;
+  height: number;
+  frames: number;
+  hasAlpha: boolean;
+  /** The source stores a palette (GIF, palette PNG, low-depth ICO/BMP): a palette output loses nothing. */
+  isPalette: boolean;
+  header: ImageHeader;
+}
+
+const SVG_DPI = 72;
+
+/** The density an SVG is rendered at: enough for the target size, never over the pixel limit. */
+function svgDensity(header: ImageHeader, target: OpenOptions['targetSize']): number {
+  const scales = [
+    target?.width ? target.width / header.width : 0,
+    target?.height ? target.height / header.height : 0,
+  ];
+  const wanted = Math.max(1, ...scales);
+  const ceiling = Math.sqrt(imageLimits.maxPixels / (header.width * header.height));
+  return SVG_DPI * Math.max(Math.min(wanted, ceiling), 1 / SVG_DPI);
+}
+
+const fromPixels = (pixels: Pixels) =>
+  sharp(pixels.data, { raw: { width: pixels.width, height: pixels.height, channels: pixels.channels } });
+
+/**
+ * Opens an image of any input format as a sharp pipeline: the header is read and its size and
+ * frame count checked against the limits before a pixel is decoded; libvips decodes what it can,
+ * BMP, ICO and HEIC are decoded by their own libraries and handed over as raw pixels. EXIF
+ * orientation is applied. Colour is converted to sRGB when the pipeline is written.
+ */
+export async function openImage(
+  path: string,
+  format: ImageInputFormat,
+  options: OpenOptions = {},
+): Promise<OpenedImage> {
+  const header = await readHeader(path, format);
+  const meta = header.metadata;
+  const animated = options.animated === true && animatedSources.has(format) && header.pages > 1;
+  const frames = animated ? header.pages : 1;
+  const base = { header, frames, isPalette: meta?.isPalette === true };
+
+  if (format === 'bmp') {
+    assertDecodable({ ...header, frames: 1 });
+    const pixels = decodeBmp(await readFile(path));
+    return {
+      ...base,
+      image: fromPixels(pixels),
+      width: pixels.width,
+      height: pixels.height,
+      hasAlpha: pixels.channels === 4,
+      isPalette: pixels.bitsPerPixel <= 8,
+    };
+  }
+
+  if (format === 'ico') {
+    if (header.pages > imageLimits.maxFrames) assertDecodable({ ...header, frames: header.pages });
+    const icon = await largestIcon(await readFile(path));
+    assertDecodable({ width: icon.width, height: icon.height, frames: 1 });
+    const image = sharp(icon.png, { limitInputPixels: imageLimits.maxPixels, failOn: 'error' });
+    const iconMeta = await image.metadata();
+    return { ...base, image, width: icon.width, height: icon.height, hasAlpha: iconMeta.hasAlpha };
+  }
+
+  if (format === 'heic' && meta?.compression === 'hevc') {
+    assertDecodable({ ...header, frames: 1 });
+    const pixels = await decodeHeicImage(await readFile(path), meta.pagePrimary ?? 0, (size) =>
+      assertDecodable({ ...size, frames: 1 }),
+    );
+    const image = meta.hasAlpha ? fromPixels(pixels) : fromPixels(pixels).removeAlpha();
+    return { ...base, image, width: pixels.width, height: pixels.height, hasAlpha: meta.hasAlpha };
+  }
+
+  const density = format === 'svg' ? svgDensity(header, options.targetSize) : undefined;
+  const scale = density === undefined ? 1 : density / SVG_DPI;
+  const width = Math.round(header.width * scale);
+  const height = Math.round(header.height * scale);
+  assertDecodable({ width, height, frames });
+  const image = sharp(header.svg ?? path, {
+    animated,
+    failOn: 'error',
+    limitInputPixels: animated ? imageLimits.maxAnimationPixels : imageLimits.maxPixels,
+    ...(density === undefined ? {} : { density }),
+  }).autoOrient();
+  return { ...base, image, width, height, hasAlpha: meta?.hasAlpha === true };
+}

@@ -1,0 +1,102 @@
+import type { Sharp } from 'sharp';
+import { writeBmp } from '#shared/image/bitmap-output.ts';
+import { opaque, type Rgba, transparent, white } from '#shared/image/colour.ts';
+import { openImage } from '#shared/image/decode.ts';
+import { type EncodeSettings, withEncoder } from '#shared/image/encode.ts';
+import {
+  animatedTargets,
+  type ImageInputFormat,
+  type ImageOutputFormat,
+  opaqueTargets,
+} from '#shared/image/formats.ts';
+import { writeIcon } from '#shared/image/icon-output.ts';
+import { type SvgMode, writeSvg } from '#shared/image/svg-output.ts';
+import { mapNativeError } from '#shared/native-errors.ts';
+
+export const fits = ['cover', 'contain', 'fill', 'inside', 'outside'] as const;
+export type Fit = (typeof fits)[number];
+
+export interface Resize {
+  width?: number | undefined;
+  height?: number | undefined;
+  fit: Fit;
+  /** A sharp gravity (`centre`, `north`, …) or strategy (`attention`, `entropy`). */
+  position?: string | undefined;
+  withoutEnlargement: boolean;
+}
+
+/** Everything that decides an output, whatever route asked for it. */
+export interface RenderPlan {
+  target: ImageOutputFormat;
+  resize?: Resize | undefined;
+  /** Keep the frames of an animation when the target holds them. */
+  animated: boolean;
+  /** The caller's colour, for flattening and for padding; defaults depend on the target. */
+  background?: Rgba | undefined;
+  quality?: number | undefined;
+  lossless?: boolean | undefined;
+  effort: EncodeSettings['effort'];
+  keepMetadata: boolean;
+  /** Sizes of an ICO's entries; `fit` stores the image as one entry of at most 256 px a side. */
+  iconSizes: readonly number[] | 'fit';
+  svgMode: SvgMode;
+}
+
+function resized(image: Sharp, resize: Resize | undefined, padding: Rgba): Sharp {
+  if (!resize || (resize.width === undefined && resize.height === undefined)) return image;
+  return image.resize({
+    width: resize.width,
+    height: resize.height,
+    fit: resize.fit,
+    position: resize.position ?? 'centre',
+    withoutEnlargement: resize.withoutEnlargement,
+    background: padding,
+  });
+}
+
+/** Output pixels of one frame, estimated before resizing, to pace the slower encoders. */
+function outputPixels(width: number, height: number, resize: Resize | undefined): number {
+  if (resize?.width && resize.height) return resize.width * resize.height;
+  if (resize?.width) return resize.width * Math.ceil((resize.width * height) / width);
+  if (resize?.height) return resize.height * Math.ceil((resize.height * width) / height);
+  return width * height;
+}
+
+/**
+ * Decodes the source, applies orientation and any resize, and writes the target format to `path`.
+ * Failures of libvips are mapped to the contract's codes (shared/native-errors.ts).
+ */
+export async function renderImage(
+  source: { path: string; format: ImageInputFormat },
+  plan: RenderPlan,
+  path: string,
+): Promise<void> {
+  const { target } = plan;
+  const opened = await openImage(source.path, source.format, {
+    animated: plan.animated && animatedTargets.has(target),
+    targetSize: plan.resize,
+  });
+  const flattenOnto = opaque(plan.background ?? white);
+  const padding = plan.background ?? (opaqueTargets.has(target) ? white : transparent);
+  try {
+    const image = resized(opened.image, plan.resize, padding);
+    if (target === 'bmp') await writeBmp(image, flattenOnto, path);
+    else if (target === 'ico') await writeIcon(image, plan.iconSizes, path);
+    else if (target === 'svg') {
+      await writeSvg(image, { mode: plan.svgMode, hasAlpha: opened.hasAlpha, quality: plan.quality }, path);
+    } else {
+      const settings: EncodeSettings = {
+        quality: plan.quality,
+        lossless: plan.lossless,
+        palette: opened.isPalette,
+        effort: plan.effort,
+        pixels: outputPixels(opened.width, opened.height, plan.resize),
+        flattenOnto,
+        keepMetadata: plan.keepMetadata,
+      };
+      await withEncoder(image, target, settings).toFile(path);
+    }
+  } catch (error) {
+    mapNativeError('sharp', error);
+  }
+}
