@@ -42,13 +42,17 @@ export interface RenderPlan {
   svgMode: SvgMode;
 }
 
-function resized(image: Sharp, resize: Resize | undefined, padding: Rgba): Sharp {
+/** Smart-crop strategies work on one frame; libvips refuses them on an animation. */
+const strategies: ReadonlySet<string> = new Set(['attention', 'entropy']);
+
+function resized(image: Sharp, resize: Resize | undefined, padding: Rgba, frames: number): Sharp {
   if (!resize || (resize.width === undefined && resize.height === undefined)) return image;
+  const position = resize.position ?? 'centre';
   return image.resize({
     width: resize.width,
     height: resize.height,
     fit: resize.fit,
-    position: resize.position ?? 'centre',
+    position: frames > 1 && strategies.has(position) ? 'centre' : position,
     withoutEnlargement: resize.withoutEnlargement,
     background: padding,
   });
@@ -79,7 +83,7 @@ export async function renderImage(
   const flattenOnto = opaque(plan.background ?? white);
   const padding = plan.background ?? (opaqueTargets.has(target) ? white : transparent);
   try {
-    const image = resized(opened.image, plan.resize, padding);
+    const image = resized(opened.image, plan.resize, padding, opened.frames);
     if (target === 'bmp') await writeBmp(image, flattenOnto, path);
     else if (target === 'ico') await writeIcon(image, plan.iconSizes, path);
     else if (target === 'svg') {

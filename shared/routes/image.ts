@@ -1,3 +1,123 @@
+import type { ErrorCode } from '#shared/http/errors.ts';
+import { contentTypeOf, imageInputFormats, imageOutputFormats } from '#shared/image/formats.ts';
+import { imageLimits } from '#shared/image/limits.ts';
+import {
+  imageConvertBody,
+  imageMetadataBody,
+  imageMetadataResult,
+  imageOptimizeBody,
+  imageResizeBody,
+} from '#shared/image/schemas.ts';
+import { TRACE_MAX_SIDE } from '#shared/image/svg-output.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
 
-export const imageRoutes: RouteSpec[] = [];
+const samplePhoto = 'https://upload.wikimedia.org/wikipedia/commons/3/3f/JPEG_example_flower.jpg';
+const sampleTransparent =
+  'https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png';
+
+const sourceErrors: readonly ErrorCode[] = [
+  'source_invalid_url',
+  'source_redirect',
+  'source_bad_status',
+  'source_blocked_address',
+  'source_unreachable',
+  'source_timeout',
+  'source_too_large',
+  'unsupported_input_format',
+  'invalid_source_file',
+];
+
+const sourceRules =
+  'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) ' +
+  `and read as the format its bytes show (${imageInputFormats.join(', ')}). Its header is checked before any ` +
+  `pixel is decoded: more than ${imageLimits.maxPixels / 1e6} megapixels a frame, ${imageLimits.maxFrames} frames or ` +
+  `${imageLimits.maxAnimationPixels / 1e6} megapixels over all frames of a kept animation answer 400 ` +
+  '`invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external ' +
+  'style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is ' +
+  'fetched. EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are ' +
+  'converted); 16-bit sources are written at 8 bits.';
+
+const allTypes = imageOutputFormats.map((format) => contentTypeOf[format]);
+
+export const imageRoutes: RouteSpec[] = [
+  {
+    method: 'POST',
+    path: '/image-convert',
+    function: 'image-convert',
+    kind: 'file',
+    tag: 'Image',
+    summary: 'Convert an image to another format, optionally resized',
+    description:
+      `${sourceRules} Encoders: jpg by mozjpeg (progressive, trellis; 4:4:4 chroma from quality 90), png ` +
+      'lossless with adaptive filtering or, when the source has a palette or a quality is given, a ' +
+      'libimagequant palette; webp and avif at efforts that fit a Lambda’s time; gif with a dithered ' +
+      'palette; tiff lossless (deflate); bmp 24-bit; ico with one entry per `icoSizes` size (under 256 px as ' +
+      '32-bit bitmaps, 256 as PNG), the image contained in each square; svg by `svgMode`: a vector trace ' +
+      `(16 colours, traced on at most ${TRACE_MAX_SIDE} px a side and scaled to the output size) or the raster ` +
+      'embedded. jpg and bmp have no alpha: transparent pixels are flattened onto `background` (white by ' +
+      'default). width/height resize (enlarging too) with `fit`. Animated GIF and WebP keep their frames, ' +
+      'delays and loop for gif and webp targets unless `animated` is false; other targets take the first ' +
+      'frame. HEIC is read but not written: `outputFormat: "heic"` answers 400 `unsupported_output_format`, ' +
+      'naming avif and webp. The file is named `<source name>.<outputFormat>`.',
+    body: imageConvertBody,
+    produces: allTypes,
+    example: { sourceUrl: samplePhoto, outputFormat: 'webp', quality: 80, width: 800 },
+    errors: [...sourceErrors, 'unsupported_output_format'],
+  },
+  {
+    method: 'POST',
+    path: '/image-resize',
+    function: 'image-resize',
+    kind: 'file',
+    tag: 'Image',
+    summary: 'Resize an image (fit, crop, smart crop, pad)',
+    description:
+      `${sourceRules} width and/or height with \`fit\` (inside by default); \`position\` chooses what cover ` +
+      'keeps (a gravity, or attention/entropy for a smart crop of a still image; animations are cropped at the centre) and where contain pads. Images are not ' +
+      'enlarged unless `withoutEnlargement` is false. Animations stay animated in gif and webp. The output ' +
+      'keeps the input’s format unless `outputFormat` says otherwise (heic and svg inputs become png); ' +
+      'encoders as for /image-convert at their default quality; an ico output holds the resized image as its ' +
+      'one entry (scaled to fit 256 × 256 when larger). Metadata is dropped.',
+    body: imageResizeBody,
+    produces: allTypes,
+    example: { sourceUrl: samplePhoto, width: 400, height: 400, fit: 'cover', position: 'attention' },
+    errors: [...sourceErrors, 'unsupported_output_format'],
+  },
+  {
+    method: 'POST',
+    path: '/image-optimize',
+    function: 'image-optimize',
+    kind: 'file',
+    tag: 'Image',
+    summary: 'Make an image file smaller',
+    description:
+      `${sourceRules} Re-encodes with the encoders’ slower, smaller settings (mozjpeg, png level 9 and a ` +
+      'palette when lossy, webp effort 6, avif effort 5; large images get lower efforts), metadata dropped, ' +
+      'optionally scaled down into maxWidth × maxHeight. With `maxBytes` the highest quality (at most ' +
+      '`quality`) whose file fits is found by bisection (at most 8 encodes); when even quality 1 does not fit, ' +
+      'or the format has no quality (gif, tiff, bmp, ico, lossless), the answer is 400 `validation_failed` ' +
+      'naming maxBytes. The answer is never larger than the source: when no encode is smaller, the source’s ' +
+      'own bytes come back with its own type and name (unless it had to be scaled down to meet ' +
+      'maxWidth/maxHeight). `X-Original-Size` and `X-Output-Size` give both sizes in bytes.',
+    body: imageOptimizeBody,
+    produces: [...allTypes, 'image/heic'],
+    example: { sourceUrl: samplePhoto, quality: 75, maxWidth: 1600, maxBytes: 200000 },
+    errors: [...sourceErrors, 'unsupported_output_format', 'validation_failed'],
+  },
+  {
+    method: 'POST',
+    path: '/image-metadata',
+    function: 'image-metadata',
+    kind: 'json',
+    tag: 'Image',
+    summary: 'Format, size, frames, alpha, colour space, density, orientation and EXIF of an image',
+    description:
+      `${sourceRules.split(' Its header')[0]} Read from the header without decoding pixels (BMP and ICO are ` +
+      'decoded to learn about alpha, after the pixel limit check). width and height are those of the upright ' +
+      'image; orientation is the EXIF value as stored. exif appears when the file has EXIF.',
+    body: imageMetadataBody,
+    response: imageMetadataResult,
+    example: { sourceUrl: sampleTransparent },
+    errors: sourceErrors,
+  },
+];

@@ -1,0 +1,26 @@
+import type { CallInput } from '#shared/http/stack.ts';
+import { imageInputFormats, isImageInputFormat } from '#shared/image/formats.ts';
+import type { ImageSource } from '#shared/image/output-file.ts';
+import { downloadSource } from '#shared/source/download.ts';
+
+/** Downloads an image source under the source rules, its format sniffed from the bytes. */
+export async function downloadImage(
+  url: string,
+  {
+    caller,
+    limits,
+    workspace,
+    signal,
+  }: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal'>,
+): Promise<ImageSource & { sizeBytes: number; baseName: string }> {
+  const source = await downloadSource(url, {
+    workspace,
+    maxBytes: limits.maxSourceBytes,
+    tier: caller.tier,
+    accept: imageInputFormats,
+    signal,
+  });
+  // downloadSource refuses every format outside `accept`; this narrows the type.
+  if (!isImageInputFormat(source.format)) throw new Error(`download accepted ${source.format}`);
+  return { path: source.path, format: source.format, sizeBytes: source.sizeBytes, baseName: source.baseName };
+}

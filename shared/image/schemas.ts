@@ -1,0 +1,216 @@
+import { z } from 'zod';
+import { canonicalFormat } from '#shared/formats.ts';
+import { parseCssColour } from '#shared/image/colour.ts';
+import { imageInputFormats, imageOutputFormats, type RequestedFormat } from '#shared/image/formats.ts';
+import { defaultIconSizes, MAX_ICON_SIZE } from '#shared/image/icon-output.ts';
+import { imageLimits } from '#shared/image/limits.ts';
+import { fits } from '#shared/image/render.ts';
+import { positions } from '#shared/image/resize.ts';
+
+/** The longest side a request may ask for (the pixel limit still applies to width × height). */
+export const MAX_SIDE = 16_384;
+
+const sourceUrl = z
+  .string()
+  .min(1)
+  .max(4096)
+  .describe(
+    `An absolute http(s) URL of the image; its format is read from its bytes (${imageInputFormats.join(', ')}).`,
+  );
+
+const outputFormat = z
+  .enum([...imageOutputFormats, 'jpeg', 'tif', 'heic', 'heif'])
+  .transform((name) => canonicalFormat(name) as RequestedFormat)
+  .describe(
+    'The format to write. jpeg is an alias of jpg, tif of tiff. heic (or heif) is refused with 400 unsupported_output_format: no HEIC encoder is shipped; avif and webp are the alternatives.',
+  );
+
+const side = (axis: string, meaning: string) =>
+  z.number().int().min(1).max(MAX_SIDE).describe(`${meaning} ${axis} in pixels (1–${MAX_SIDE}).`);
+
+const quality = z
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .describe(
+    "1–100 on the encoder's own scale: jpg (default 85), webp (85), avif (60); for png a quality asks for a palette (libimagequant) of at most that quality. gif, tiff, bmp and ico are written without loss or with a palette and ignore it.",
+  );
+
+const background = z
+  .string()
+  .max(100)
+  .transform((text, context) => {
+    const colour = parseCssColour(text);
+    if (colour) return colour;
+    context.addIssue({
+      code: 'custom',
+      message: 'not a CSS colour (e.g. "#ffffff", "rgb(0 0 0 / 50%)", "navy")',
+    });
+    return z.NEVER;
+  });
+
+const fit = z
+  .enum(fits)
+  .default('inside')
+  .describe(
+    'How the image fits width × height: inside (default: scaled to fit within, aspect kept), outside (to cover, aspect kept), cover (cropped to fill), contain (padded with background), fill (stretched).',
+  );
+
+/** Both sides given: their product must stay within the pixel limit. */
+function withinPixelLimit(
+  body: { width?: number | undefined; height?: number | undefined },
+  context: z.core.$RefinementCtx,
+): void {
+  if (
+    body.width !== undefined &&
+    body.height !== undefined &&
+    body.width * body.height > imageLimits.maxPixels
+  ) {
+    context.addIssue({
+      code: 'custom',
+      path: ['width'],
+      message: `width × height must stay within ${imageLimits.maxPixels / 1e6} megapixels`,
+    });
+  }
+}
+
+export const imageConvertBody = z
+  .strictObject({
+    sourceUrl,
+    outputFormat,
+    quality: quality.optional(),
+    width: side('width', 'Output').optional(),
+    height: side('height', 'Output').optional(),
+    fit,
+    background: background
+      .optional()
+      .describe(
+        'A CSS colour for pixels that lose their transparency (jpg, bmp; default white) and for contain padding (default transparent where the target holds alpha).',
+      ),
+    stripMetadata: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Drop EXIF, XMP and ICC metadata (default). With false, EXIF and XMP are kept and an sRGB profile is attached; the orientation tag is reset, as the pixels are turned upright.',
+      ),
+    animated: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Keep every frame of an animated GIF or WebP when the target is gif or webp; other targets take the first frame.',
+      ),
+    icoSizes: z
+      .array(z.number().int().min(1).max(MAX_ICON_SIZE))
+      .min(1)
+      .max(10)
+      .default([...defaultIconSizes])
+      .describe('Square sizes of the entries of an ICO target (1–256), the image contained in each.'),
+    svgMode: z
+      .enum(['trace', 'embed'])
+      .default('trace')
+      .describe(
+        'For an svg target: trace (default) draws vector paths of a 16-colour trace; embed places the raster (PNG with alpha, else JPEG) inside an SVG.',
+      ),
+  })
+  .superRefine(withinPixelLimit);
+export type ImageConvertBody = z.infer<typeof imageConvertBody>;
+
+export const imageResizeBody = z
+  .strictObject({
+    sourceUrl,
+    width: side('width', 'Target').optional(),
+    height: side('height', 'Target').optional(),
+    fit,
+    position: z
+      .enum([...positions, 'center'])
+      .default('centre')
+      .transform((value) => (value === 'center' ? 'centre' : value))
+      .describe(
+        'What to keep when cover or contain crops or pads: centre (default), a compass point (north, northeast, …), or a smart crop for cover: attention (the most salient region) or entropy (the most detailed).',
+      ),
+    withoutEnlargement: z
+      .boolean()
+      .default(true)
+      .describe('Never enlarge: an image smaller than the target keeps its size (default).'),
+    background: background
+      .optional()
+      .describe('A CSS colour for contain padding and for transparency a jpg or bmp cannot hold.'),
+    outputFormat: outputFormat
+      .optional()
+      .describe(
+        'The format to write; default the input’s, png for heic and svg inputs. Aliases as for image-convert.',
+      ),
+  })
+  .superRefine((body, context) => {
+    if (body.width === undefined && body.height === undefined) {
+      context.addIssue({ code: 'custom', path: ['width'], message: 'give width, height or both' });
+    }
+    withinPixelLimit(body, context);
+  });
+export type ImageResizeBody = z.infer<typeof imageResizeBody>;
+
+export const imageOptimizeBody = z.strictObject({
+  sourceUrl,
+  quality: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(80)
+    .describe(
+      'Quality of lossy encoders (jpg, webp, avif; png as palette quality), default 80; with maxBytes, the highest quality tried.',
+    ),
+  outputFormat: outputFormat
+    .optional()
+    .describe('The format to write; default the input’s, png for heic and svg inputs.'),
+  maxWidth: side('width', 'Largest').optional(),
+  maxHeight: side('height', 'Largest').optional(),
+  lossless: z
+    .boolean()
+    .default(false)
+    .describe('Lossless webp or avif, png without palette reduction; jpg has no lossless mode (400).'),
+  maxBytes: z
+    .number()
+    .int()
+    .min(100)
+    .max(1_000_000_000)
+    .optional()
+    .describe(
+      'Largest file wanted, in bytes: the quality is lowered step by step (bisection) until the file fits; 400 when even quality 1 does not.',
+    ),
+});
+export type ImageOptimizeBody = z.infer<typeof imageOptimizeBody>;
+
+export const imageMetadataBody = z.strictObject({ sourceUrl });
+export type ImageMetadataBody = z.infer<typeof imageMetadataBody>;
+
+const exifGroup = z.record(z.string(), z.unknown());
+
+export const imageMetadataResult = z.object({
+  format: z.enum(imageInputFormats).describe('The format read from the bytes.'),
+  width: z
+    .number()
+    .int()
+    .describe('Width of the upright image (EXIF orientation applied), of one frame or page.'),
+  height: z.number().int().describe('Height of the upright image, of one frame or page.'),
+  pages: z
+    .number()
+    .int()
+    .describe('Frames of an animation, pages of a TIFF, images of a HEIC, entries of an ICO; 1 otherwise.'),
+  animated: z.boolean().describe('A GIF or WebP with more than one frame.'),
+  hasAlpha: z.boolean(),
+  space: z.string().describe('The colour space as stored: srgb, cmyk, b-w (grey), rgb16, grey16, …'),
+  density: z.number().nullable().describe('Pixels per inch, when the file states it.'),
+  orientation: z.number().int().min(1).max(8).describe('EXIF orientation as stored (1: upright).'),
+  sizeBytes: z.number().int(),
+  exif: z
+    .object({
+      Image: exifGroup.optional(),
+      Photo: exifGroup.optional(),
+      GPSInfo: exifGroup.optional(),
+      Iop: exifGroup.optional(),
+    })
+    .optional()
+    .describe('EXIF tags by group, when present: dates in ISO 8601, binary values (maker notes) left out.'),
+});
