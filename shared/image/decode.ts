@@ -36,8 +36,9 @@ function svgDensity(header: ImageHeader, target: OpenOptions['targetSize']): num
     target?.height ? target.height / header.height : 0,
   ];
   const wanted = Math.max(1, ...scales);
-  const ceiling = Math.sqrt(imageLimits.maxPixels / (header.width * header.height));
-  return SVG_DPI * Math.max(Math.min(wanted, ceiling), 1 / SVG_DPI);
+  // Enlarging stops at the pixel limit; an SVG over the limit at its own size is refused, not shrunk.
+  const ceiling = Math.max(1, Math.sqrt(imageLimits.maxPixels / (header.width * header.height)));
+  return SVG_DPI * Math.min(wanted, ceiling);
 }
 
 const fromPixels = (pixels: Pixels) =>

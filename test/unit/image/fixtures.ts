@@ -103,15 +103,30 @@ export class ImageFixtures {
     });
   }
 
-  /** An animation of three solid 32 × 24 frames (red, green, blue), 100 ms each, made by ffmpeg. */
+  /** An animation of three solid 32 × 24 frames (red, green, blue), 200 ms each, made by ffmpeg. */
   animation(format: 'gif' | 'webp'): Promise<Buffer> {
     return this.#once(`animation.${format}`, async () => {
-      const path = this.path(`animation.${format}`);
+      // Frames first: ffmpeg's GIF muxer drops the last frame of a lavfi graph it cannot time.
       const frames =
-        'color=c=red:s=32x24:r=10:d=0.1[a];color=c=0x00ff00:s=32x24:r=10:d=0.1[b];color=c=blue:s=32x24:r=10:d=0.1[c];[a][b][c]concat=n=3';
+        'color=c=red:s=32x24:r=5:d=0.2[a];color=c=0x00ff00:s=32x24:r=5:d=0.2[b];color=c=blue:s=32x24:r=5:d=0.2[c];[a][b][c]concat=n=3';
+      const pattern = this.path('frame-%d.png');
+      await run(ffmpegPath, ['-v', 'error', '-y', '-f', 'lavfi', '-i', frames, '-f', 'image2', pattern]);
+      const path = this.path(`animation.${format}`);
       const codec =
         format === 'gif' ? ['-f', 'gif'] : ['-c:v', 'libwebp_anim', '-lossless', '1', '-f', 'webp'];
-      await run(ffmpegPath, ['-v', 'error', '-y', '-f', 'lavfi', '-i', frames, ...codec, '-loop', '0', path]);
+      await run(ffmpegPath, [
+        '-v',
+        'error',
+        '-y',
+        '-framerate',
+        '5',
+        '-i',
+        pattern,
+        ...codec,
+        '-loop',
+        '0',
+        path,
+      ]);
       return readFile(path);
     });
   }

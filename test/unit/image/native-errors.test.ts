@@ -1,0 +1,106 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpError } from '#shared/http/errors.ts';
+import { convertImage } from '#shared/image/convert.ts';
+import type { ImageInputFormat } from '#shared/image/formats.ts';
+import { mapNativeError, nativeErrorRules } from '#shared/native-errors.ts';
+import { Workspace } from '#shared/workspace.ts';
+import { ImageFixtures } from './fixtures.ts';
+
+const fixtures = new ImageFixtures();
+const workspace = new Workspace();
+
+beforeAll(async () => {
+  await fixtures.open();
+});
+
+afterAll(async () => {
+  await workspace.dispose();
+  await fixtures.close();
+});
+
+const sharpRules = nativeErrorRules.filter((rule) => rule.engine === 'sharp');
+
+/** The raw error sharp throws, and what the table makes of it. */
+async function mapped(run: () => Promise<unknown>): Promise<{ raw: string; error: HttpError }> {
+  const raw = await run().then(
+    () => {
+      throw new Error('expected sharp to fail');
+    },
+    (error: unknown) => error as Error,
+  );
+  try {
+    mapNativeError('sharp', raw);
+  } catch (error) {
+    if (error instanceof HttpError) return { raw: raw.message, error };
+  }
+  throw new Error(`no rule for: ${raw.message}`);
+}
+
+const halfOf = async (format: ImageInputFormat) => {
+  const whole = await fixtures.pattern(format);
+  return fixtures.save(`half.${format}`, whole.subarray(0, Math.floor(whole.length / 2)));
+};
+
+const cases = {
+  'a WebP cut in half (corrupt header)': async () => sharp(await halfOf('webp')).metadata(),
+  'a TIFF cut in half (unsupported format)': async () => sharp(await halfOf('tiff')).metadata(),
+  'a PNG cut in half (libpng read error)': async () =>
+    sharp(await halfOf('png'), { failOn: 'error' })
+      .png()
+      .toBuffer(),
+  'a PNG declaring 100000 × 100000 (pixel limit)': async () => {
+    const bomb = Buffer.from(await fixtures.pattern('png'));
+    bomb.writeUInt32BE(100_000, 16);
+    bomb.writeUInt32BE(100_000, 20);
+    return sharp(bomb).metadata();
+  },
+  'a 16384 px wide WebP (too large for the format)': async () =>
+    sharp(await fixtures.pattern('png'))
+      .resize(16_384, 1, { fit: 'fill' })
+      .webp()
+      .toBuffer(),
+};
+
+describe('sharp rules of the native-error table, each met by a real failure', () => {
+  it.each(Object.entries(cases))('%s', async (_name, run) => {
+    const { raw, error } = await mapped(run);
+    expect(error.code).toMatch(/^(invalid_source_file|unsupported_output_format)$/);
+    expect(error.message).not.toMatch(/\/tmp|vips|sharp|libpng/i);
+    expect(sharpRules.some((rule) => rule.pattern.test(raw) && rule.message === error.message)).toBe(true);
+  });
+
+  it('every sharp rule is met by one of the failures above', async () => {
+    const met = new Set<number>();
+    for (const run of Object.values(cases)) {
+      const { raw } = await mapped(run);
+      met.add(sharpRules.findIndex((rule) => rule.pattern.test(raw)));
+    }
+    expect([...met].sort()).toEqual(sharpRules.map((_rule, index) => index));
+  });
+
+  it('answers unsupported_output_format for a result too wide for WebP, through the conversion', async () => {
+    const path = await fixtures.save('wide.png', await fixtures.pattern('png'));
+    const error = await convertImage(
+      { path, format: 'png' },
+      {
+        outputFormat: 'webp',
+        width: 16_384,
+        height: 1,
+        fit: 'fill',
+        stripMetadata: true,
+        animated: true,
+        icoSizes: [16],
+        svgMode: 'trace',
+      },
+      workspace,
+    ).catch((caught: unknown) => caught);
+    expect((error as HttpError).code).toBe('unsupported_output_format');
+  });
+
+  it('leaves an unknown sharp failure a 500', () => {
+    expect(() => mapNativeError('sharp', new Error('something else entirely'))).toThrow(
+      'something else entirely',
+    );
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { HttpError } from '#shared/http/errors.ts';
+import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
+
+const svg = (inner: string, attributes = '') =>
+  `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10"${attributes}>${inner}</svg>`;
+
+const refusal = (text: string) => {
+  try {
+    assertSelfContainedSvg(text);
+  } catch (error) {
+    if (error instanceof HttpError) return `${error.code}: ${error.message}`;
+    throw error;
+  }
+  return 'accepted';
+};
+
+describe('SVG self-containment check', () => {
+  it.each([
+    [
+      'shapes, gradients and fragment links',
+      svg('<defs><linearGradient id="g"/></defs><rect fill="url(#g)" width="5" height="5"/><use href="#g"/>'),
+    ],
+    [
+      'inline data: images',
+      svg('<image width="5" height="5" xlink:href="data:image/png;base64,iVBORw0KGgo="/>'),
+    ],
+    ['an internal style sheet', svg('<style>rect { fill: url("#g"); }</style><rect width="5" height="5"/>')],
+    [
+      'a doctype without entities',
+      `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">${svg('')}`,
+    ],
+  ])('accepts %s', (_name, text) => {
+    expect(refusal(text)).toBe('accepted');
+  });
+
+  it.each([
+    [
+      'an external entity',
+      `<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY x SYSTEM "file:///etc/passwd">]>${svg('<text>&x;</text>')}`,
+      /entities/,
+    ],
+    [
+      'entity expansion (billion laughs)',
+      `<!DOCTYPE svg [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]>${svg('<text>&b;</text>')}`,
+      /entities/,
+    ],
+    [
+      'an http image',
+      svg('<image width="5" height="5" href="http://169.254.169.254/latest"/>'),
+      /external resource/,
+    ],
+    [
+      'a file image via xlink',
+      svg('<image width="5" height="5" xlink:href="file:///etc/passwd"/>'),
+      /external resource/,
+    ],
+    ['a relative image', svg('<image width="5" height="5" href="secret.png"/>'), /external resource/],
+    [
+      'a CSS url in an attribute',
+      svg('<rect width="5" height="5" style="fill: url(https://example.com/a.svg#p)"/>'),
+      /external resource/,
+    ],
+    ['an @import', svg('<style>@import "https://example.com/a.css";</style>'), /style sheet/],
+    [
+      'an external url in a CDATA style',
+      svg('<style><![CDATA[rect { fill: url(https://x.test/p.svg#a) }]]></style>'),
+      /external resource/,
+    ],
+    [
+      'an xml-stylesheet instruction',
+      `<?xml-stylesheet href="https://example.com/a.css"?>${svg('')}`,
+      /style sheet/,
+    ],
+    [
+      'XInclude',
+      svg('<xi:include xmlns:xi="http://www.w3.org/2001/XInclude" href="file:///etc/passwd" parse="text"/>'),
+      /XInclude/,
+    ],
+    ['an undefined entity', svg('<text>&nbsp;</text>'), /not well-formed/],
+    ['broken XML', '<svg xmlns="http://www.w3.org/2000/svg"><rect', /not well-formed/],
+  ])('refuses %s', (_name, text, message) => {
+    const answer = refusal(text);
+    expect(answer).toMatch(/^invalid_source_file: /);
+    expect(answer).toMatch(message);
+  });
+});
