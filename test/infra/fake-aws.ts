@@ -67,7 +67,9 @@ export async function startFakeAws(): Promise<FakeAws> {
     const route = `${request.method} ${url.pathname}`;
     const record = (operation: string, input: Record<string, unknown>) =>
       calls.push({ service: 'apigateway', operation, input });
-    let match: RegExpMatchArray | null;
+    const keyPath = route.match(/^(GET|DELETE) \/apikeys\/([^/]+)$/);
+    const planKeysPath = route.match(/^POST \/usageplans\/([^/]+)\/keys$/);
+    const planPath = route.match(/^(PATCH|DELETE) \/usageplans\/([^/]+)$/);
 
     if (route === 'GET /apikeys') {
       record('GetApiKeys', query);
@@ -87,11 +89,12 @@ export async function startFakeAws(): Promise<FakeAws> {
       };
       keys.push(key);
       send(201, key);
-    } else if ((match = route.match(/^(GET|DELETE) \/apikeys\/([^/]+)$/))) {
-      const index = keys.findIndex((key) => key.id === match![2]);
-      record(match[1] === 'GET' ? 'GetApiKey' : 'DeleteApiKey', { id: match[2] });
+    } else if (keyPath) {
+      const [, verb, id] = keyPath;
+      const index = keys.findIndex((key) => key.id === id);
+      record(verb === 'GET' ? 'GetApiKey' : 'DeleteApiKey', { id });
       if (index < 0) return notFound();
-      if (match[1] === 'GET') return send(200, { ...keys[index], value: undefined });
+      if (verb === 'GET') return send(200, { ...keys[index], value: undefined });
       const [deleted] = keys.splice(index, 1);
       for (const plan of plans) plan.keyIds.delete(deleted!.id!);
       send(202);
@@ -112,20 +115,22 @@ export async function startFakeAws(): Promise<FakeAws> {
       };
       plans.push(plan);
       send(201, planView(plan));
-    } else if ((match = route.match(/^POST \/usageplans\/([^/]+)\/keys$/))) {
+    } else if (planKeysPath) {
+      const usagePlanId = planKeysPath[1];
       const input = await readBody(request);
-      record('CreateUsagePlanKey', { usagePlanId: match[1], ...input });
-      const plan = plans.find((candidate) => candidate.id === match![1]);
+      record('CreateUsagePlanKey', { usagePlanId, ...input });
+      const plan = plans.find((candidate) => candidate.id === usagePlanId);
       if (!plan || !keys.some((key) => key.id === input.keyId)) return notFound();
       plan.keyIds.add(input.keyId as string);
       send(201, { id: input.keyId, type: input.keyType });
-    } else if ((match = route.match(/^(PATCH|DELETE) \/usageplans\/([^/]+)$/))) {
-      const index = plans.findIndex((plan) => plan.id === match![2]);
+    } else if (planPath) {
+      const [, verb, usagePlanId] = planPath;
+      const index = plans.findIndex((plan) => plan.id === usagePlanId);
       if (index < 0) return notFound();
       const plan = plans[index]!;
-      if (match[1] === 'PATCH') {
+      if (verb === 'PATCH') {
         const input = await readBody(request);
-        record('UpdateUsagePlan', { usagePlanId: match[2], ...input });
+        record('UpdateUsagePlan', { usagePlanId, ...input });
         for (const operation of input.patchOperations as { op: string; path: string; value: string }[]) {
           if (operation.op === 'remove' && operation.path === '/apiStages') {
             plan.apiStages = plan.apiStages.filter(
@@ -135,7 +140,7 @@ export async function startFakeAws(): Promise<FakeAws> {
         }
         return send(200, planView(plan));
       }
-      record('DeleteUsagePlan', { usagePlanId: match[2] });
+      record('DeleteUsagePlan', { usagePlanId });
       // As API Gateway does: a plan still used by a stage cannot go.
       if (plan.apiStages.length > 0) return send(400, { message: 'usage plan is associated with stages' });
       plans.splice(index, 1);
