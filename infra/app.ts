@@ -25,7 +25,8 @@ const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), '
 const layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer() };
 const bundles = await bundleFunctions({
   rootDir: projectRoot,
-  outDir: join(projectRoot, 'dist', 'functions'),
+  // A build cache that git and the linter already leave alone.
+  outDir: join(projectRoot, 'node_modules', '.cache', 'infra', 'functions'),
   names: [...routes.map((route) => route.function), authorizerFunction],
 });
 
