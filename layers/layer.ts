@@ -64,6 +64,12 @@ export function buildLayer(recipe: LayerRecipe, outRoot: string = defaultLayersD
   try {
     recipe.populate(scratch);
     const sizeBytes = directorySize(scratch);
+    // Another build (a parallel synth or test) may have finished meanwhile: keep its result
+    // rather than pull the folder from under a reader.
+    const finished = readStamp(stampPath);
+    if (finished && existsSync(dir) && sameInputs(finished.inputs, inputs)) {
+      return { name: recipe.name, dir, sizeBytes: finished.sizeBytes, inputs, rebuilt: false };
+    }
     rmSync(dir, { recursive: true, force: true });
     renameSync(scratch, dir);
     writeFileSync(stampPath, `${JSON.stringify({ inputs, sizeBytes } satisfies Stamp, null, 2)}\n`);

@@ -35,6 +35,7 @@ const probes: Record<string, string> = {
 
 let probeRoot: string;
 let outDir: string;
+let layersDir: string;
 let bundles: FunctionBundles;
 let layers: { sharp: BuiltLayer; ffmpeg: BuiltLayer };
 
@@ -58,13 +59,15 @@ beforeAll(async () => {
     writeFileSync(join(probeRoot, 'functions', name, 'handler.ts'), source);
   }
   outDir = mkdtempSync(join(tmpdir(), 'bundles-'));
-  layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer() };
+  layersDir = mkdtempSync(join(tmpdir(), 'bundle-layers-'));
+  layers = { sharp: buildSharpLayer(layersDir), ffmpeg: buildFfmpegLayer(layersDir) };
   bundles = await bundleFunctions({ rootDir: probeRoot, outDir, names: Object.keys(probes) });
 });
 
 afterAll(() => {
   rmSync(probeRoot, { recursive: true, force: true });
   rmSync(outDir, { recursive: true, force: true });
+  rmSync(layersDir, { recursive: true, force: true });
 });
 
 describe('function bundles', () => {
