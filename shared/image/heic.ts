@@ -1,4 +1,3 @@
-import decodeHeic from 'heic-decode';
 import { HttpError } from '#shared/http/errors.ts';
 import type { Pixels } from '#shared/image/bmp.ts';
 
@@ -17,6 +16,8 @@ export async function decodeHeicImage(
   index: number,
   check: (size: { width: number; height: number }) => void,
 ): Promise<Pixels> {
+  // libheif (about 2 MB of WebAssembly) is loaded on the first HEIC, not at every cold start.
+  const { default: decodeHeic } = await import('heic-decode');
   let images: Awaited<ReturnType<typeof decodeHeic.all>>;
   try {
     images = await decodeHeic.all({ buffer: bytes });
