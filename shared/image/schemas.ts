@@ -18,8 +18,13 @@ const sourceUrl = z
     `An absolute http(s) URL of the image; its format is read from its bytes (${imageInputFormats.join(', ')}).`,
   );
 
+/**
+ * heic and heif pass validation so that they can be refused with 400 unsupported_output_format,
+ * naming the alternatives; the documented enum lists only what can be written.
+ */
 const outputFormat = z
   .enum([...imageOutputFormats, 'jpeg', 'tif', 'heic', 'heif'])
+  .meta({ enum: [...imageOutputFormats, 'jpeg', 'tif'] })
   .transform((name) => canonicalFormat(name) as RequestedFormat)
   .describe(
     'The format to write. jpeg is an alias of jpg, tif of tiff. heic (or heif) is refused with 400 unsupported_output_format: no HEIC encoder is shipped; avif and webp are the alternatives.',
