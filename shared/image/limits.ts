@@ -21,7 +21,7 @@ export interface Canvas {
   frames: number;
 }
 
-const megapixels = (pixels: number) => `${Number((pixels / 1e6).toFixed(1))} megapixels`;
+const megapixels = (pixels: number) => `${Number((pixels / 1e6).toFixed(2))} megapixels`;
 
 /** Refuses (400 invalid_source_file) a canvas over the limits, before it is decoded. */
 export function assertDecodable({ width, height, frames }: Canvas): void {

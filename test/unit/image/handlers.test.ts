@@ -32,6 +32,14 @@ beforeAll(async () => {
     '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><image href="http://169.254.169.254/x.png" width="8" height="8"/></svg>',
   );
   urls.missing = server.url('/missing.png');
+  urls.redirect = server.route('/moved.png', (_request, response) => {
+    response.writeHead(302, { Location: urls.png }).end();
+  });
+  urls.huge = server.route('/huge.png', (_request, response) => {
+    response.writeHead(200, { 'Content-Length': String(50_000_000) }).end();
+  });
+  urls.invalid = 'ftp://127.0.0.1/quad.png';
+  urls.closed = 'http://127.0.0.1:9/quad.png';
 });
 
 afterAll(async () => {
@@ -115,9 +123,13 @@ describe('POST /image-convert', () => {
     ['a pixel bomb', 'bomb', 'invalid_source_file', /100000 × 100000/],
     ['an SVG linking an outside image', 'externalSvg', 'invalid_source_file', /external resource/],
     ['a missing source', 'missing', 'source_bad_status', /404/],
-  ])('answers 400 for %s', async (_name, key, code, message) => {
+    ['a redirect', 'redirect', 'source_redirect', /redirect/],
+    ['an ftp URL', 'invalid', 'source_invalid_url', /http/],
+    ['a closed port', 'closed', 'source_unreachable', /./],
+    ['a source over the free tier', 'huge', 'source_too_large', /pro tier/],
+  ])('answers an error for %s', async (_name, key, code, message) => {
     const answer = await call(convertHandler, apiEvent({ sourceUrl: urls[key], outputFormat: 'png' }));
-    expect(answer.statusCode).toBe(400);
+    expect(answer.statusCode).toBe(code === 'source_too_large' ? 413 : 400);
     expect(errorOf(answer).error).toBe(code);
     expect(errorOf(answer).message).toMatch(message);
     expect(errorOf(answer).message).not.toMatch(/\/tmp|fca-|vips|sharp/);
