@@ -69,7 +69,7 @@ export function withEncoder(image: Sharp, target: SharpTarget, settings: EncodeS
         effort: large ? 2 : thorough ? 5 : 4,
       });
     case 'gif':
-      return out.gif({ effort: thorough ? 10 : 7, dither: 1, reuse: true });
+      return out.gif({ effort: large ? 3 : thorough ? 10 : 7, dither: 1, reuse: true });
     case 'tiff':
       return out.tiff({ compression: 'deflate', predictor: 'horizontal' });
   }
