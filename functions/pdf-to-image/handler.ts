@@ -1,0 +1,28 @@
+import { createFileHandler } from '#shared/http/file-handler.ts';
+import { parseRangeSpec } from '#shared/pdf/ranges.ts';
+import { rasterizePdf, rasterTypes } from '#shared/pdf/rasterize.ts';
+import { pdfToImageBody } from '#shared/pdf/schemas.ts';
+import { downloadPdf } from '#shared/pdf/sources.ts';
+import { ZIP_TYPE } from '#shared/pdf/zip.ts';
+
+export const handler = createFileHandler('pdf-to-image', pdfToImageBody, async (request) => {
+  const { sourceUrl, dpi } = request.body;
+  const format = request.body.outputFormat === 'jpeg' ? 'jpg' : request.body.outputFormat;
+  // Malformed page ranges are refused before anything is downloaded.
+  const pages = request.body.pages === undefined ? undefined : parseRangeSpec(request.body.pages, 'pages');
+  const source = await downloadPdf(sourceUrl, request);
+  const result = await rasterizePdf(source.path, {
+    format,
+    dpi,
+    pages,
+    baseName: source.baseName,
+    workspace: request.workspace,
+    onProgress: request.onProgress,
+  });
+  const zip = result.kind === 'zip';
+  return {
+    path: result.path,
+    contentType: zip ? ZIP_TYPE : rasterTypes[format],
+    fileName: `${source.baseName}.${zip ? 'zip' : format}`,
+  };
+});

@@ -1,0 +1,139 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import type { PDFiumDocument } from '@hyzyla/pdfium';
+import sharp from 'sharp';
+import { HttpError } from '#shared/http/errors.ts';
+import { mapNativeError } from '#shared/native-errors.ts';
+import { displayedSize } from '#shared/pdf/info.ts';
+import { pdfLimits } from '#shared/pdf/limits.ts';
+import { openPdf, pagesOf } from '#shared/pdf/open.ts';
+import { discardPdfiumAfter, loadPdfium } from '#shared/pdf/pdfium.ts';
+import { pagesOf as pagesInRanges, type RangeTerm, resolveRanges } from '#shared/pdf/ranges.ts';
+import { writeZip } from '#shared/pdf/zip.ts';
+import { formatBytes } from '#shared/source/download.ts';
+import type { Workspace } from '#shared/workspace.ts';
+
+export const rasterFormats = ['png', 'jpg', 'webp'] as const;
+export type RasterFormat = (typeof rasterFormats)[number];
+
+export const rasterTypes: Record<RasterFormat, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  webp: 'image/webp',
+};
+
+/** The largest PDF handed to pdfium: its WebAssembly memory ends at 2 GB, pages must fit beside it. */
+export const maxRasterSourceBytes = 512 * 1024 * 1024;
+
+const lossyQuality = 85;
+
+export interface RasterizeOptions {
+  format: RasterFormat;
+  dpi: number;
+  /** Parsed `pages`; undefined: every page. */
+  pages: readonly RangeTerm[] | undefined;
+  /** Names the ZIP entries: `<baseName>-<page>.<ext>`. */
+  baseName: string;
+  workspace: Workspace;
+  onProgress?: (percent: number) => void;
+}
+
+export interface RasterizeResult {
+  path: string;
+  /** One page gives one image, several a ZIP of images. */
+  kind: 'image' | 'zip';
+  pages: number[];
+}
+
+/** Refuses, before anything is rendered, a page whose bitmap would be too large at this dpi. */
+function checkPixels(sizes: ReadonlyMap<number, { width: number; height: number }>, dpi: number): void {
+  for (const [page, size] of sizes) {
+    const pixels = Math.ceil((size.width * dpi) / 72) * Math.ceil((size.height * dpi) / 72);
+    if (pixels > pdfLimits.maxRenderPixels) {
+      const fittingDpi = Math.floor(72 * Math.sqrt(pdfLimits.maxRenderPixels / (size.width * size.height)));
+      throw new HttpError(
+        'validation_failed',
+        `dpi: page ${page} (${Math.round(size.width)} × ${Math.round(size.height)} pt) would be ${pixels} pixels at ${dpi} dpi, over the ${pdfLimits.maxRenderPixels} pixel limit; use a dpi of at most ${fittingDpi}.`,
+      );
+    }
+  }
+}
+
+function encoder(format: RasterFormat, dpi: number, width: number, height: number, rgba: Uint8Array) {
+  // pdfium paints on white, so the alpha channel carries nothing.
+  const image = sharp(rgba, { raw: { width, height, channels: 4 } })
+    .removeAlpha()
+    .withDensity(dpi);
+  if (format === 'png') return image.png({ compressionLevel: 6 });
+  if (format === 'jpg') return image.jpeg({ quality: lossyQuality, mozjpeg: false });
+  return image.webp({ quality: lossyQuality });
+}
+
+async function renderPage(
+  document: PDFiumDocument,
+  page: number,
+  options: RasterizeOptions,
+): Promise<Buffer> {
+  let bitmap: { width: number; height: number; data: Uint8Array };
+  try {
+    bitmap = await document.getPage(page - 1).render({ scale: options.dpi / 72, render: 'bitmap' });
+  } catch (error) {
+    discardPdfiumAfter(error);
+    mapNativeError('pdfium', error);
+  }
+  return encoder(options.format, options.dpi, bitmap.width, bitmap.height, bitmap.data).toBuffer();
+}
+
+/** Checks the document with pdf-lib, as every operation does, and picks the pages to render. */
+async function selectPages(bytes: Uint8Array, options: RasterizeOptions): Promise<number[]> {
+  const opened = await openPdf(bytes);
+  const pageCount = pagesOf(opened);
+  const selected = options.pages
+    ? pagesInRanges(resolveRanges(options.pages, pageCount, 'pages'))
+    : Array.from({ length: pageCount }, (_, index) => index + 1);
+  const all = opened.doc.getPages();
+  checkPixels(new Map(selected.map((page) => [page, displayedSize(all[page - 1]!)])), options.dpi);
+  return selected;
+}
+
+/**
+ * Renders pages with pdfium (annotations included, on white) and encodes them with sharp. The
+ * pdf-lib document is dropped before pdfium opens its own copy.
+ */
+export async function rasterizePdf(sourcePath: string, options: RasterizeOptions): Promise<RasterizeResult> {
+  const bytes = await readFile(sourcePath);
+  if (bytes.length > maxRasterSourceBytes) {
+    throw new HttpError(
+      'source_too_large',
+      `PDFs over ${formatBytes(maxRasterSourceBytes)} cannot be rendered to images, whatever the tier.`,
+    );
+  }
+  const pages = await selectPages(bytes, options);
+
+  const pdfium = await loadPdfium();
+  let document: PDFiumDocument;
+  try {
+    document = await pdfium.loadDocument(bytes);
+  } catch (error) {
+    discardPdfiumAfter(error);
+    mapNativeError('pdfium', error);
+  }
+  try {
+    const extension = options.format;
+    const [only] = pages;
+    if (pages.length === 1 && only !== undefined) {
+      const path = await options.workspace.file(`page.${extension}`);
+      await writeFile(path, await renderPage(document, only, options));
+      return { path, kind: 'image', pages };
+    }
+    const path = await options.workspace.file('pages.zip');
+    await writeZip(path, async (add) => {
+      for (const [index, page] of pages.entries()) {
+        await add(`${options.baseName}-${page}.${extension}`, await renderPage(document, page, options));
+        options.onProgress?.(Math.round(((index + 1) / pages.length) * 100));
+      }
+    });
+    return { path, kind: 'zip', pages };
+  } finally {
+    document.destroy();
+  }
+}
