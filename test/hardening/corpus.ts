@@ -7,6 +7,7 @@ import { crc32, createDeflate, deflateSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import sharp from 'sharp';
 import { ffmpegPath } from '#shared/media/binaries.ts';
+import type { RouteSpec } from '#shared/routes.ts';
 
 const run = promisify(execFile);
 
@@ -25,13 +26,19 @@ export interface Specimen {
   expect: 'refused' | 'bounded';
   /** When refused: the codes that fit; any 4xx when absent. */
   codes?: readonly string[];
-  /** Routes that declare this error code must refuse the specimen (e.g. media_too_long), others may process it. */
-  refusedBy?: string;
+  /** Routes that must refuse a specimen that is only `bounded` elsewhere. */
+  refusedBy?: (route: RouteSpec) => boolean;
   /** A faithful render is blank white: anything drawn came from outside the file. */
   blank?: boolean;
 }
 
 export type Corpus = Record<string, Specimen[]>;
+
+/** Routes that answer a converted file, so must decode every pixel (a metadata route reads headers only). */
+const decodingRoutes = (route: RouteSpec) => route.kind === 'file';
+
+/** Routes that state they enforce a limit by declaring its error code. */
+const declaring = (code: string) => (route: RouteSpec) => (route.errors as readonly string[]).includes(code);
 
 /** What the corpus points at: files that must never show up in an answer, and a URL that must never be fetched. */
 export interface Bait {
@@ -357,14 +364,18 @@ function svgSpecimens(bait: Bait): Specimen[] {
       'SVG with a script and an event handler',
       '<script>alert(1)</script><rect width="9" height="9" onload="alert(2)"/>',
     ),
-    specimen(
-      'SVG claiming 1 000 000 × 1 000 000 pixels',
-      'svg',
-      Buffer.from(
-        '<svg xmlns="http://www.w3.org/2000/svg" width="1000000" height="1000000"><rect width="10" height="10"/></svg>',
+    {
+      ...specimen(
+        'SVG claiming 1 000 000 × 1 000 000 pixels',
+        'svg',
+        Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="1000000" height="1000000"><rect width="10" height="10"/></svg>',
+        ),
+        'bounded',
+        ['invalid_source_file'],
       ),
-      'refused',
-    ),
+      refusedBy: decodingRoutes,
+    },
   ];
 }
 
@@ -389,8 +400,10 @@ async function imageSpecimens(bait: Bait): Promise<Corpus> {
   imageFormats.forEach((format, index) => {
     corpus[format] = damaged(format, base[format]!, 100 + index);
   });
-  const pixelBomb = (format: string, bytes: Buffer, what: string) =>
-    specimen(`${what} (pixel bomb)`, format, bytes, 'refused', ['invalid_source_file']);
+  const pixelBomb = (format: string, bytes: Buffer, what: string): Specimen => ({
+    ...specimen(`${what} (pixel bomb)`, format, bytes, 'bounded', ['invalid_source_file']),
+    refusedBy: decodingRoutes,
+  });
   corpus.png!.push(pixelBomb('png', pngClaiming(100_000, 100_000), 'PNG claiming 100 000 × 100 000'));
   corpus.jpg!.push(pixelBomb('jpg', jpegClaimingHuge(base.jpg!), 'JPEG claiming 65 500 × 65 500'));
   corpus.webp!.push(pixelBomb('webp', webpClaimingHuge(base.webp!), 'WebP claiming 16 777 216 squared'));
@@ -673,7 +686,7 @@ async function mediaSpecimens(dir: string, bait: Bait): Promise<Corpus> {
         ]),
         'bounded',
       ),
-      refusedBy: 'media_too_long',
+      refusedBy: declaring('media_too_long'),
     },
   );
   corpus.avi!.push(
