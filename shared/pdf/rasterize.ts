@@ -22,7 +22,7 @@ export const rasterTypes: Record<RasterFormat, string> = {
 };
 
 /** The largest PDF handed to pdfium: its WebAssembly memory ends at 2 GB, pages must fit beside it. */
-export const maxRasterSourceBytes = 512 * 1024 * 1024;
+export const maxRasterSourceBytes = 500_000_000;
 
 const lossyQuality = 85;
 

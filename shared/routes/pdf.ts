@@ -1,3 +1,177 @@
+import { imageInputFormats } from '#shared/formats.ts';
+import type { ErrorCode } from '#shared/http/errors.ts';
+import { levelSettings } from '#shared/pdf/compress.ts';
+import { maxListedPageSizes } from '#shared/pdf/info.ts';
+import { pdfLimits } from '#shared/pdf/limits.ts';
+import { PDF_TYPE } from '#shared/pdf/output.ts';
+import { rangeSyntax } from '#shared/pdf/ranges.ts';
+import { rasterTypes } from '#shared/pdf/rasterize.ts';
+import {
+  imageToPdfBody,
+  pdfCompressBody,
+  pdfInfoBody,
+  pdfInfoResult,
+  pdfMergeBody,
+  pdfSplitBody,
+  pdfToImageBody,
+} from '#shared/pdf/schemas.ts';
+import { ZIP_TYPE } from '#shared/pdf/zip.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
 
-export const pdfRoutes: RouteSpec[] = [];
+const samplePdf =
+  'https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf';
+const sampleOnePage = 'https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources/pdf/dummy.pdf';
+const samplePhoto = 'https://upload.wikimedia.org/wikipedia/commons/3/3f/JPEG_example_flower.jpg';
+const sampleTransparent =
+  'https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png';
+
+const sourceErrors: readonly ErrorCode[] = [
+  'source_invalid_url',
+  'source_redirect',
+  'source_bad_status',
+  'source_blocked_address',
+  'source_unreachable',
+  'source_timeout',
+  'source_too_large',
+  'unsupported_input_format',
+  'invalid_source_file',
+];
+
+const readRules =
+  'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size ' +
+  'limit) and must be a PDF by its bytes. It must start with `%PDF-` and end with `%%EOF` (a cut-off file is ' +
+  `refused); damaged files, page trees with cycles, more than ${pdfLimits.maxPages} pages or more than ` +
+  `${pdfLimits.maxParsedObjects / 1e6} million objects answer 400 \`invalid_source_file\` within a bounded ` +
+  'time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`.';
+
+const batchRules =
+  'Sources are downloaded four at a time under the source rules; an error names the source by its place ' +
+  '(`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 ' +
+  '`validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s ' +
+  'size limit (413 `source_too_large`).';
+
+const rangeRules =
+  `Range syntax: ${rangeSyntax}, pages counted from 1, "7-" to the last page, spaces allowed. A malformed, ` +
+  'reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last ' +
+  'page answers it after.';
+
+const level = (name: keyof typeof levelSettings) =>
+  `${name} ${levelSettings[name].dpi} dpi / JPEG ${levelSettings[name].quality}`;
+
+export const pdfRoutes: RouteSpec[] = [
+  {
+    method: 'POST',
+    path: '/pdf-merge',
+    function: 'pdf-merge',
+    kind: 'file',
+    tag: 'PDF',
+    summary: 'Merge PDFs into one, in order',
+    description:
+      `${batchRules} ${readRules} Every page of every source is appended in order, with its size, crop box, ` +
+      'rotation and resources (inherited ones included); the first source’s title and author are kept. ' +
+      'Outlines (bookmarks) and interactive form fields are not carried over. The result is written with ' +
+      `object streams and may hold at most ${pdfLimits.maxPages} pages. The file is named after the first ` +
+      'source: `<name>.pdf`.',
+    body: pdfMergeBody,
+    produces: [PDF_TYPE],
+    example: { sources: [samplePdf, sampleOnePage] },
+    errors: [...sourceErrors, 'encrypted_pdf', 'validation_failed'],
+  },
+  {
+    method: 'POST',
+    path: '/pdf-split',
+    function: 'pdf-split',
+    kind: 'file',
+    tag: 'PDF',
+    summary: 'Split a PDF into one PDF per range, or per page',
+    description:
+      `${readRules} ${rangeRules} Without \`ranges\`, every page becomes its own PDF. One range answers ` +
+      'that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the ' +
+      'order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range ' +
+      `given twice is written once). The ranges may select at most ${pdfLimits.maxPages} pages in all. Pages ` +
+      'keep their size and rotation; each file keeps the title and author.',
+    body: pdfSplitBody,
+    produces: [PDF_TYPE, ZIP_TYPE],
+    example: { sourceUrl: samplePdf, ranges: '1-3,5,7-' },
+    errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range'],
+  },
+  {
+    method: 'POST',
+    path: '/pdf-compress',
+    function: 'pdf-compress',
+    kind: 'file',
+    tag: 'PDF',
+    summary: 'Make a PDF smaller by recompressing its images',
+    description:
+      `${readRules} Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds ` +
+      'more pixels than the level’s resolution needs to fill the largest page, and re-encoded as JPEG ' +
+      `(${level('low')}; ${level('medium')}; ${level('high')}); soft masks stay lossless; an image is only ` +
+      'replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, ' +
+      'text, fonts and vector content are left as they are. Unfiltered streams are deflated, unreachable ' +
+      'objects dropped, and the file is written with object streams. The answer is never larger than the ' +
+      'source: when the result is not smaller, the source’s own bytes come back. `X-Original-Size` and ' +
+      '`X-Output-Size` give both sizes in bytes. The file is named `<name>.pdf`.',
+    body: pdfCompressBody,
+    produces: [PDF_TYPE],
+    example: { sourceUrl: samplePdf, level: 'high' },
+    errors: [...sourceErrors, 'encrypted_pdf'],
+  },
+  {
+    method: 'POST',
+    path: '/pdf-to-image',
+    function: 'pdf-to-image',
+    kind: 'file',
+    tag: 'PDF',
+    summary: 'Render PDF pages to PNG, JPEG or WebP images',
+    description:
+      `${readRules} ${rangeRules} Pages are rendered by PDFium with annotations, on white, at \`dpi\` ` +
+      'pixels per inch (a 8.5 × 11 in page at 150 dpi is 1275 × 1650 pixels), rotation applied, and encoded ' +
+      'by sharp (jpg and webp at quality 85); the image states its dpi. Pages selected more than once are ' +
+      'rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several ' +
+      'answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed ' +
+      `${pdfLimits.maxRenderPixels / 1e6} million pixels answers 400 \`validation_failed\` naming a dpi that ` +
+      'fits, before anything is rendered. PDFs over 500 MB are not rendered (413 `source_too_large`).',
+    body: pdfToImageBody,
+    produces: [...Object.values(rasterTypes), ZIP_TYPE],
+    example: { sourceUrl: samplePdf, outputFormat: 'webp', dpi: 100, pages: '1-2' },
+    errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range', 'validation_failed'],
+  },
+  {
+    method: 'POST',
+    path: '/image-to-pdf',
+    function: 'image-to-pdf',
+    kind: 'file',
+    tag: 'PDF',
+    summary: 'Make a PDF of images, one page each',
+    description:
+      `${batchRules} Each source is read as the image format its bytes show (${imageInputFormats.join(', ')}), ` +
+      'under the image routes’ pixel limits; EXIF orientation is applied and of an animation the first frame ' +
+      'is used. A JPEG that needs no turning or colour conversion is placed byte for byte; other photographs ' +
+      '(WebP, AVIF, HEIC, turned or CMYK JPEGs) become JPEG at quality 92; everything else is stored ' +
+      'lossless, transparency as a soft mask. `fit` pages take the image’s size at its own resolution (72 dpi ' +
+      'when it states none) plus the margin, at most 200 in a side (larger images are scaled down); a4 and ' +
+      'letter pages hold the image scaled to fit inside the margins and centred, in landscape for images ' +
+      'wider than tall. The file is named after the first source: `<name>.pdf`.',
+    body: imageToPdfBody,
+    produces: [PDF_TYPE],
+    example: { sources: [samplePhoto, sampleTransparent], pageSize: 'a4', margin: 36 },
+    errors: [...sourceErrors, 'validation_failed'],
+  },
+  {
+    method: 'POST',
+    path: '/pdf-info',
+    function: 'pdf-info',
+    kind: 'json',
+    tag: 'PDF',
+    summary: 'Page count, version, document information and page sizes of a PDF',
+    description:
+      `${readRules.replace(/ Encrypted \(.*$/, '')} Read from the document structure without rendering; ` +
+      `the page limit does not apply. Encrypted files are described, not refused: \`encrypted\` is true, the ` +
+      'information strings (encrypted themselves) are null, and pages is null when the page tree cannot be ' +
+      `read without the password. pageSizes lists the first ${maxListedPageSizes} pages as displayed.`,
+    body: pdfInfoBody,
+    response: pdfInfoResult,
+    example: { sourceUrl: samplePdf },
+    errors: sourceErrors,
+  },
+];
