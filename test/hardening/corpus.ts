@@ -465,10 +465,39 @@ const stream = (dictionary: string, data: Buffer) =>
     Buffer.from('\nendstream', 'latin1'),
   ]);
 
-const catalog = '<< /Type /Catalog /Pages 2 0 R >>';
-const page = (extra = '') =>
-  `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R ${extra}>>`;
+const PAGES = 8;
 const drawing = stream('', Buffer.from('0 0 1 rg 20 20 100 100 re f', 'latin1'));
+
+interface PdfParts {
+  catalog?: string;
+  /** The root page-tree node (object 2). */
+  pages?: string;
+  /** Added to the first page's dictionary (object 3). */
+  firstPage?: string;
+  /** The content stream every page draws (object 3 + PAGES). */
+  contents?: Buffer;
+  /** Further objects, numbered from 4 + PAGES. */
+  extra?: Array<string | Buffer>;
+  mediaBox?: string;
+}
+
+/**
+ * A PDF of eight pages (so that the ranges of the routes' examples fit it) sharing one content
+ * stream, with any part replaced: object 1 the catalog, 2 the page tree, 3–10 the pages, 11 the contents.
+ */
+function pdfDocument(parts: PdfParts = {}): Buffer {
+  const contentsId = 3 + PAGES;
+  const kids = Array.from({ length: PAGES }, (_, index) => `${3 + index} 0 R`).join(' ');
+  const page = (index: number) =>
+    `<< /Type /Page /Parent 2 0 R /MediaBox ${parts.mediaBox ?? '[0 0 200 200]'} /Contents ${contentsId} 0 R ${index === 0 ? (parts.firstPage ?? '') : ''}>>`;
+  return buildPdf([
+    parts.catalog ?? '<< /Type /Catalog /Pages 2 0 R >>',
+    parts.pages ?? `<< /Type /Pages /Kids [${kids}] /Count ${PAGES} >>`,
+    ...Array.from({ length: PAGES }, (_, index) => page(index)),
+    parts.contents ?? drawing,
+    ...(parts.extra ?? []),
+  ]);
+}
 
 /** Zeros deflated in a stream, without holding them all in memory. */
 async function deflatedZeros(megabytes: number): Promise<Buffer> {
@@ -486,75 +515,48 @@ async function deflatedZeros(megabytes: number): Promise<Buffer> {
 }
 
 async function pdfSpecimens(bait: Bait): Promise<Specimen[]> {
-  const valid = buildPdf([catalog, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', page(), drawing]);
+  const valid = pdfDocument();
   const pdf = (
     name: string,
     bytes: Buffer,
     expect: Specimen['expect'] = 'bounded',
     codes?: readonly string[],
   ) => specimen(name, 'pdf', bytes, expect, codes);
-  const bomb = await deflatedZeros(256);
+  const extraId = 4 + PAGES;
   return [
     ...damaged('pdf', valid, 300),
     pdf(
       'PDF whose page tree lists itself as its kid',
-      buildPdf([catalog, '<< /Type /Pages /Kids [2 0 R] /Count 1 >>', page(), drawing]),
+      pdfDocument({ pages: '<< /Type /Pages /Kids [2 0 R] /Count 5 >>' }),
     ),
     pdf(
       'PDF with two page-tree nodes that are each other’s kid, claiming 10^9 pages',
-      buildPdf([
-        catalog,
-        '<< /Type /Pages /Kids [5 0 R 3 0 R] /Count 1000000000 >>',
-        page(),
-        drawing,
-        '<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1000000000 >>',
-      ]),
+      pdfDocument({
+        pages: `<< /Type /Pages /Kids [${extraId} 0 R 3 0 R] /Count 1000000000 >>`,
+        extra: ['<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1000000000 >>'],
+      }),
     ),
     pdf(
       'PDF whose object is a reference to itself',
-      buildPdf([
-        catalog,
-        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-        page('/Resources 5 0 R'),
-        drawing,
-        '5 0 R',
-      ]),
+      pdfDocument({ firstPage: `/Resources ${extraId} 0 R`, extra: [`${extraId} 0 R`] }),
     ),
     pdf(
       'PDF with arrays nested 100 000 deep',
-      buildPdf([
-        catalog,
-        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-        page(`/Deep ${'['.repeat(100_000)}${']'.repeat(100_000)}`),
-        drawing,
-      ]),
+      pdfDocument({ firstPage: `/Deep ${'['.repeat(100_000)}${']'.repeat(100_000)}` }),
     ),
     pdf(
       'PDF with dictionaries nested 50 000 deep',
-      buildPdf([
-        catalog,
-        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-        page(`/Deep ${'<< /A '.repeat(50_000)}1${' >>'.repeat(50_000)}`),
-        drawing,
-      ]),
+      pdfDocument({ firstPage: `/Deep ${'<< /A '.repeat(50_000)}1${' >>'.repeat(50_000)}` }),
     ),
     pdf(
       'PDF whose content stream inflates to 256 MB',
-      buildPdf([
-        catalog,
-        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-        page(),
-        stream('/Filter /FlateDecode', bomb),
-      ]),
+      pdfDocument({ contents: stream('/Filter /FlateDecode', await deflatedZeros(256)) }),
     ),
     pdf(
       'PDF whose content stream is a chain of 64 filters',
-      buildPdf([
-        catalog,
-        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-        page(),
-        stream(`/Filter [${' /ASCIIHexDecode'.repeat(64)} ]`, Buffer.from('0 0 1 rg>', 'latin1')),
-      ]),
+      pdfDocument({
+        contents: stream(`/Filter [${' /ASCIIHexDecode'.repeat(64)} ]`, Buffer.from('0 0 1 rg>', 'latin1')),
+      }),
     ),
     pdf(
       'PDF with a ZIP appended (polyglot)',
@@ -574,12 +576,25 @@ async function pdfSpecimens(bait: Bait): Promise<Specimen[]> {
     ),
     pdf(
       'PDF that opens a local file on load (Launch and GoToR actions)',
-      buildPdf([
-        `<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /Launch /F (${bait.secretText}) >> /AA << /WC << /S /GoToR /F (file://${bait.secretText}) /D [0 /Fit] >> >> >>`,
-        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-        page(),
-        drawing,
-      ]),
+      pdfDocument({
+        catalog:
+          `<< /Type /Catalog /Pages 2 0 R /OpenAction << /S /Launch /F (${bait.secretText}) >> ` +
+          `/AA << /WC << /S /GoToR /F (file://${bait.secretText}) /D [0 /Fit] >> >> >>`,
+      }),
+    ),
+    pdf('PDF whose pages are 10^6 points square', pdfDocument({ mediaBox: '[0 0 1000000 1000000]' })),
+    pdf(
+      'PDF with an image XObject claiming 100 000 × 100 000 pixels',
+      pdfDocument({
+        firstPage: `/Resources << /XObject << /Im ${extraId} 0 R >> >>`,
+        contents: stream('', Buffer.from('q 100 0 0 100 0 0 cm /Im Do Q', 'latin1')),
+        extra: [
+          stream(
+            '/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode',
+            deflateSync(Buffer.alloc(1024)),
+          ),
+        ],
+      }),
     ),
   ];
 }
