@@ -1,19 +1,11 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
-import {
-  PDFArray,
-  type PDFContext,
-  PDFDict,
-  PDFName,
-  type PDFObject,
-  PDFRawStream,
-  PDFRef,
-  PDFStream,
-} from 'pdf-lib';
+import { type PDFContext, PDFName, PDFRawStream, PDFRef } from 'pdf-lib';
 import { recompressImage } from '#shared/pdf/compress-image.ts';
 import { displayedSize } from '#shared/pdf/info.ts';
 import { openPdf } from '#shared/pdf/open.ts';
 import { savePdf } from '#shared/pdf/output.ts';
+import { dropUnreachable } from '#shared/pdf/prune.ts';
 
 export const compressionLevels = ['low', 'medium', 'high'] as const;
 export type CompressionLevel = (typeof compressionLevels)[number];
@@ -49,40 +41,6 @@ function maskRefs(context: PDFContext): Set<PDFRef> {
     }
   }
   return masks;
-}
-
-/**
- * Removes every object that nothing reaches from the trailer: leftovers of incremental updates,
- * replaced images, orphaned resources.
- */
-export function dropUnreachable(context: PDFContext): number {
-  const reachable = new Set<PDFRef>();
-  const pending: PDFObject[] = [context.trailerInfo.Root, context.trailerInfo.Info].filter(
-    (entry): entry is PDFObject => entry !== undefined,
-  );
-  while (pending.length > 0) {
-    const object = pending.pop();
-    if (object instanceof PDFRef) {
-      if (reachable.has(object)) continue;
-      reachable.add(object);
-      const target = context.lookup(object);
-      if (target) pending.push(target);
-    } else if (object instanceof PDFDict) {
-      for (const [, value] of object.entries()) pending.push(value);
-    } else if (object instanceof PDFArray) {
-      pending.push(...object.asArray());
-    } else if (object instanceof PDFStream) {
-      pending.push(object.dict);
-    }
-  }
-  let dropped = 0;
-  for (const [ref] of context.enumerateIndirectObjects()) {
-    if (!reachable.has(ref)) {
-      context.delete(ref);
-      dropped += 1;
-    }
-  }
-  return dropped;
 }
 
 /** Content streams, fonts and the like stored without any filter get Flate: lossless. */

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { HttpError } from '#shared/http/errors.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdfFile, pagesOf } from '#shared/pdf/open.ts';
-import { copyInfo, newPdf, savePdf } from '#shared/pdf/output.ts';
+import { copyInfo, copyPagesInto, newPdf, savePdf } from '#shared/pdf/output.ts';
 import { inField } from '#shared/pdf/sources.ts';
 
 /**
@@ -29,7 +29,7 @@ export async function mergePdfs(
       );
     }
     if (index === 0) copyInfo(opened.doc, merged);
-    for (const page of await merged.copyPages(opened.doc, opened.doc.getPageIndices())) merged.addPage(page);
+    await copyPagesInto(merged, opened.doc, opened.doc.getPageIndices());
     onProgress?.(Math.round(((index + 1) / sourcePaths.length) * 90));
   }
   await writeFile(outputPath, await savePdf(merged));

@@ -1,4 +1,6 @@
-import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFPage, PDFString } from 'pdf-lib';
+import { markPageLinks, resolvePageLinks } from '#shared/pdf/links.ts';
+import { dropUnreachable } from '#shared/pdf/prune.ts';
 import type { PageRange } from '#shared/pdf/ranges.ts';
 
 export const PDF_TYPE = 'application/pdf';
@@ -39,7 +41,23 @@ export function savePdf(doc: PDFDocument): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: true, addDefaultPage: false, updateFieldAppearances: false });
 }
 
-/** A new document holding a copy of pages `range` of `source`, with its Info. */
+/**
+ * Appends copies of pages `indices` (0-based) of `source` to `out`, keeping the links between the
+ * copied pages. Returns the copies.
+ */
+export async function copyPagesInto(
+  out: PDFDocument,
+  source: PDFDocument,
+  indices: readonly number[],
+): Promise<PDFPage[]> {
+  markPageLinks(source);
+  const copies = await out.copyPages(source, [...indices]);
+  for (const page of copies) out.addPage(page);
+  resolvePageLinks(out, copies, new Map(copies.map((page, at) => [indices[at]! + 1, page.ref])));
+  return copies;
+}
+
+/** A new document holding a copy of pages `range` of `source`, with its Info and its internal links. */
 export async function extractPages(source: PDFDocument, range: PageRange): Promise<PDFDocument> {
   const out = await newPdf();
   copyInfo(source, out);
@@ -47,6 +65,7 @@ export async function extractPages(source: PDFDocument, range: PageRange): Promi
     { length: range.last - range.first + 1 },
     (_, offset) => range.first - 1 + offset,
   );
-  for (const page of await out.copyPages(source, indices)) out.addPage(page);
+  await copyPagesInto(out, source, indices);
+  dropUnreachable(out.context);
   return out;
 }

@@ -1,4 +1,4 @@
-import { degrees, PDFDocument, PDFName, PDFNumber } from 'pdf-lib';
+import { degrees, type PDFArray, type PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as merge } from '#functions/pdf-merge/handler.ts';
 import { handler as split } from '#functions/pdf-split/handler.ts';
@@ -10,6 +10,7 @@ import {
   manyPagesPdf,
   near,
   pageColour,
+  photo,
   renderPage,
   textPdf,
   zipEntries,
@@ -23,6 +24,14 @@ async function pagesOf(bytes: Uint8Array) {
   const doc = await PDFDocument.load(bytes);
   return doc.getPages().map((page) => ({ ...page.getSize(), rotation: page.getRotation().angle }));
 }
+
+const imageCount = (doc: PDFDocument) =>
+  doc.context
+    .enumerateIndirectObjects()
+    .filter(
+      ([, object]) =>
+        object instanceof PDFRawStream && object.dict.get(PDFName.of('Subtype')) === PDFName.of('Image'),
+    ).length;
 
 const mixed = {
   sizes: [
@@ -57,6 +66,24 @@ beforeAll(async () => {
     page.node.delete(PDFName.MediaBox);
   }
   server.serve('/docs/inherited.pdf', Buffer.from(await inherited.save({ useObjectStreams: false })));
+  // Five pages, each with its own photo; page 1 links to every other page.
+  const linked = await PDFDocument.create();
+  const jpeg = await (await photo(200, 200)).jpeg().toBuffer();
+  const pages = [];
+  for (let index = 0; index < 5; index += 1) {
+    const page = linked.addPage([200, 200]);
+    page.drawImage(await linked.embedJpg(jpeg), { x: 0, y: 0, width: 200, height: 200 });
+    pages.push(page);
+  }
+  const links = pages
+    .slice(1)
+    .map((page) =>
+      linked.context.register(
+        linked.context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 9, 9], Dest: [page.ref, 'Fit'] }),
+      ),
+    );
+  pages[0]?.node.set(PDFName.Annots, linked.context.obj(links));
+  server.serve('/docs/contents.pdf', Buffer.from(await linked.save()));
   server.route('/docs/counted.pdf', (_request, response) => {
     downloads += 1;
     response.writeHead(404).end();
@@ -97,6 +124,18 @@ describe('POST /pdf-merge', () => {
     ]);
     const first = await renderPage(answer.body, 0);
     expect([first.width, first.height]).toEqual([240, 320]);
+  });
+
+  it('keeps links pointing at the merged pages, without hidden copies of them', async () => {
+    const sources = [server.url('/docs/contents.pdf'), server.url('/docs/annex.pdf')];
+    const doc = await PDFDocument.load((await call(merge, apiEvent({ sources }))).body);
+    const pages = doc.getPages();
+    const annotations = pages[0]?.node.lookup(PDFName.Annots) as PDFArray;
+    const targets = annotations
+      .asArray()
+      .map((entry) => ((doc.context.lookup(entry) as PDFDict).lookup(PDFName.of('Dest')) as PDFArray).get(0));
+    expect(targets).toEqual(pages.slice(1, 5).map((page) => page.ref));
+    expect(imageCount(doc)).toBe(5);
   });
 
   it('refuses more sources than the free tier takes, naming the tier that takes them', async () => {
@@ -213,6 +252,18 @@ describe('POST /pdf-split', () => {
     const answer = await call(split, apiEvent({ sourceUrl: server.url('/docs/long.pdf'), ranges }));
     expect(answer.json()).toMatchObject({ error: 'invalid_range' });
     expect((answer.json() as { message: string }).message).toContain('at most 2000 are written per request');
+  });
+
+  it('keeps links between the pages it writes and drops links (and their pages) to the others', async () => {
+    const answer = await call(
+      split,
+      apiEvent({ sourceUrl: server.url('/docs/contents.pdf'), ranges: '1-2' }),
+    );
+    const doc = await PDFDocument.load(answer.body);
+    expect(doc.getPageCount()).toBe(2);
+    const annotations = doc.getPages()[0]?.node.lookup(PDFName.Annots) as PDFArray;
+    expect(annotations.size()).toBe(1);
+    expect(imageCount(doc)).toBe(2);
   });
 
   it('keeps rotation when a rotated page is cut out', async () => {
