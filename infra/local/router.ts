@@ -28,11 +28,22 @@ export function createRouter(routes: readonly RouteSpec[]): (method: string, pat
       if (method === 'OPTIONS') return { kind: 'preflight', methods };
       const route = compiled.routes.find((candidate) => candidate.method === method);
       if (!route) return { kind: 'method_not_allowed', methods };
-      const entries = compiled.names.map((name, index) => [name, decodeURIComponent(found[index + 1] ?? '')]);
+      const values = compiled.names.map((_name, index) => decodePathSegment(found[index + 1] ?? ''));
+      // A segment with a broken %-escape names no resource (it would otherwise surface as a URIError).
+      if (values.some((value) => value === undefined)) return { kind: 'not_found' };
+      const entries = compiled.names.map((name, index) => [name, values[index]!]);
       return { kind: 'route', route, pathParameters: entries.length ? Object.fromEntries(entries) : null };
     }
     return { kind: 'not_found' };
   };
+}
+
+function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function compilePath(path: string): CompiledPath {
