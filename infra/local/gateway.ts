@@ -1,7 +1,8 @@
 import './install-awslambda.ts';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { authorize } from '#shared/auth/authorize.ts';
 import { callerToContext } from '#shared/auth/caller.ts';
@@ -129,6 +130,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     await pipeline(result.body, response).catch(() => response.destroy());
   }
 
+  server.on('clientError', answerMalformedRequest);
+
   await new Promise<void>((resolve) =>
     server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve),
   );
@@ -142,6 +145,36 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any handler runs (an unknown method, a broken request
+ * line or header) still get the contract's JSON error and a request id, as API Gateway answers them
+ * itself; the connection is closed, since nothing after the fault can be trusted.
+ */
+function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const refusal =
+    error.code === 'HPE_INVALID_METHOD'
+      ? new HttpError('method_not_allowed', 'Unknown HTTP method; routes answer GET, POST and OPTIONS.')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new HttpError('request_too_large', 'The request headers are too large.')
+        : new HttpError('invalid_input', 'The request is not valid HTTP/1.1.');
+  const body = JSON.stringify(refusal.toJSON());
+  const headers = {
+    ...corsHeaders,
+    'Content-Type': JSON_TYPE,
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Request-Id': randomUUID(),
+    Connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(
+    `HTTP/1.1 ${refusal.statusCode} ${STATUS_CODES[refusal.statusCode]}\r\n${head.join('')}\r\n${body}`,
+  );
 }
 
 async function readBody(request: IncomingMessage): Promise<Buffer> {
