@@ -45,7 +45,10 @@ function checkFrame(bytes: Uint8Array): void {
   const header = buffer.subarray(0, tailBytes).indexOf('%PDF-');
   if (header < 0)
     throw new HttpError('invalid_source_file', 'The file is not a PDF: it has no %PDF- header.');
-  if (buffer.subarray(Math.max(0, buffer.length - tailBytes)).indexOf('%%EOF') < 0) {
+  // Some writers pad the file with white space or NUL bytes after the marker.
+  let end = buffer.length;
+  while (end > 0 && (buffer[end - 1]! <= 0x20 || buffer[end - 1] === 0x7f)) end -= 1;
+  if (buffer.subarray(Math.max(0, end - tailBytes), end).indexOf('%%EOF') < 0) {
     throw new HttpError(
       'invalid_source_file',
       'The PDF is incomplete: it does not end with the %%EOF marker (was it cut off?).',

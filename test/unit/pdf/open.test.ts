@@ -59,6 +59,15 @@ describe('opening a PDF', () => {
     expect(error.message).toContain('%%EOF');
   });
 
+  it('accepts padding after the end marker', async () => {
+    const padded = Buffer.concat([
+      Buffer.from(await textPdf({ pages: 1 })),
+      Buffer.alloc(5000),
+      Buffer.from('\r\n  '),
+    ]);
+    expect((await openPdf(padded)).pageCount).toBe(1);
+  });
+
   it('refuses a file cut inside an object even when an end marker was added', async () => {
     const bytes = Buffer.from(await textPdf({ pages: 3 }));
     const cut = bytes.indexOf('stream') + 20;
