@@ -1,4 +1,4 @@
-import { PDFArray, type PDFContext, PDFDict, PDFName, type PDFObject, PDFRef, PDFStream } from 'pdf-lib';
+import { PDFArray, type PDFContext, PDFDict, type PDFObject, PDFRef, PDFStream } from 'pdf-lib';
 
 /**
  * Removes every object that nothing reaches from the trailer: leftovers of incremental updates,
