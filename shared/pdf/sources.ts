@@ -91,7 +91,9 @@ export async function downloadBatch(
 
   const total = results.reduce((sum, source) => sum + source.sizeBytes, 0);
   if (total > limits.maxSourceBytes) {
-    const lift = tierThatLifts((limits) => limits.maxSourceBytes >= total);
+    const lift = tierThatLifts(
+      (candidate) => candidate.maxSourceBytes >= total && candidate.maxSourceBytes > limits.maxSourceBytes,
+    );
     const hint = lift ? ` The ${lift} tier accepts up to ${formatBytes(tiers[lift].maxSourceBytes)}.` : '';
     throw new HttpError(
       'source_too_large',
