@@ -379,14 +379,16 @@ function svgSpecimens(bait: Bait): Specimen[] {
   ];
 }
 
-async function imageSpecimens(bait: Bait): Promise<Corpus> {
+async function imageOriginals(): Promise<Record<string, Buffer>> {
   const picture = sharp({ create: { width: 48, height: 32, channels: 4, background: '#3366cc80' } });
   const png = await picture.clone().png().toBuffer();
-  const base: Record<string, Buffer> = {
+  const avif = await picture.clone().avif({ effort: 0 }).toBuffer();
+  return {
     jpg: await picture.clone().jpeg().toBuffer(),
     png,
     webp: await picture.clone().webp().toBuffer(),
-    avif: await picture.clone().avif({ effort: 0 }).toBuffer(),
+    avif,
+    heic: heicLike(avif),
     gif: await picture.clone().gif().toBuffer(),
     tiff: await picture.clone().tiff().toBuffer(),
     bmp: bmp(),
@@ -395,7 +397,9 @@ async function imageSpecimens(bait: Bait): Promise<Corpus> {
       '<svg xmlns="http://www.w3.org/2000/svg" width="48" height="32"><rect width="48" height="32" fill="#36c"/></svg>',
     ),
   };
-  base.heic = heicLike(base.avif!);
+}
+
+function imageSpecimens(bait: Bait, base: Record<string, Buffer>): Corpus {
   const corpus: Corpus = {};
   imageFormats.forEach((format, index) => {
     corpus[format] = damaged(format, base[format]!, 100 + index);
@@ -514,8 +518,7 @@ async function deflatedZeros(megabytes: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-async function pdfSpecimens(bait: Bait): Promise<Specimen[]> {
-  const valid = pdfDocument();
+async function pdfSpecimens(bait: Bait, valid: Buffer): Promise<Specimen[]> {
   const pdf = (
     name: string,
     bytes: Buffer,
@@ -549,8 +552,8 @@ async function pdfSpecimens(bait: Bait): Promise<Specimen[]> {
       pdfDocument({ firstPage: `/Deep ${'<< /A '.repeat(50_000)}1${' >>'.repeat(50_000)}` }),
     ),
     pdf(
-      'PDF whose content stream inflates to 256 MB',
-      pdfDocument({ contents: stream('/Filter /FlateDecode', await deflatedZeros(256)) }),
+      'PDF whose content stream inflates to 128 MB',
+      pdfDocument({ contents: stream('/Filter /FlateDecode', await deflatedZeros(128)) }),
     ),
     pdf(
       'PDF whose content stream is a chain of 64 filters',
@@ -675,14 +678,18 @@ function playlists(bait: Bait, format: string): Specimen[] {
   ];
 }
 
-async function mediaSpecimens(dir: string, bait: Bait): Promise<Corpus> {
-  const corpus: Corpus = {};
+async function mediaOriginals(dir: string): Promise<Record<string, Buffer>> {
   const formats = [...audioFormats, ...videoFormats];
   const made = await Promise.all(formats.map((format) => ffmpegBytes(dir, `base.${format}`, media[format]!)));
-  formats.forEach((format, index) => {
-    corpus[format] = [...damaged(format, made[index]!, 200 + index), ...playlists(bait, format)];
+  return Object.fromEntries(formats.map((format, index) => [format, made[index]!]));
+}
+
+async function mediaSpecimens(dir: string, bait: Bait, base: Record<string, Buffer>): Promise<Corpus> {
+  const corpus: Corpus = {};
+  [...audioFormats, ...videoFormats].forEach((format, index) => {
+    corpus[format] = [...damaged(format, base[format]!, 200 + index), ...playlists(bait, format)];
   });
-  const ftyp = made[formats.indexOf('mp4')]!.subarray(0, 32);
+  const ftyp = base.mp4!.subarray(0, 32);
   corpus.mp4!.push(
     specimen(
       'mp4 file type box followed by an HLS playlist',
@@ -723,8 +730,11 @@ async function mediaSpecimens(dir: string, bait: Bait): Promise<Corpus> {
   return corpus;
 }
 
-/** The bait files and the whole corpus, written under `dir`. */
-export async function buildCorpus(dir: string, trackerUrl: string): Promise<{ corpus: Corpus; bait: Bait }> {
+/** The bait files, the sound original of every format, and the whole corpus, written under `dir`. */
+export async function buildCorpus(
+  dir: string,
+  trackerUrl: string,
+): Promise<{ corpus: Corpus; bait: Bait; originals: Record<string, Buffer> }> {
   await mkdir(join(dir, 'secret'), { recursive: true });
   const token = `SECRET-${randomBytes(12).toString('hex')}`;
   const bait: Bait = {
@@ -742,10 +752,11 @@ export async function buildCorpus(dir: string, trackerUrl: string): Promise<{ co
       .toBuffer(),
   );
   await writeFile(bait.secretWav, await ffmpegBytes(dir, 'tone.wav', media.wav!));
-  const [images, pdf, audioVideo] = await Promise.all([
-    imageSpecimens(bait),
-    pdfSpecimens(bait),
-    mediaSpecimens(dir, bait),
+  const [images, audioVideo] = await Promise.all([imageOriginals(), mediaOriginals(dir)]);
+  const originals: Record<string, Buffer> = { ...images, pdf: pdfDocument(), ...audioVideo };
+  const [pdf, mediaCorpus] = await Promise.all([
+    pdfSpecimens(bait, originals.pdf!),
+    mediaSpecimens(dir, bait, originals),
   ]);
-  return { corpus: { ...images, pdf, ...audioVideo }, bait };
+  return { corpus: { ...imageSpecimens(bait, originals), pdf, ...mediaCorpus }, bait, originals };
 }

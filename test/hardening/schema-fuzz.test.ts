@@ -9,6 +9,7 @@ import {
   contractBreach,
   errorCodeOf,
   fieldsOf,
+  fuzzSeed,
   getRoutes,
   handlerOf,
   PrivateTmp,
@@ -335,7 +336,7 @@ describe('schema fuzzing over every POST route of the table', () => {
           if (route.kind === 'json' && answer.statusCode === 200) expect(() => answer.json()).not.toThrow();
           expectNoPollution();
         }),
-        { numRuns: RUNS_PER_ROUTE, endOnFailure: true },
+        { numRuns: RUNS_PER_ROUTE, endOnFailure: true, seed: fuzzSeed },
       );
       // The fuzzing is only worth something if it gets past the body checks often enough.
       expect(passedTheGate).toBeGreaterThanOrEqual(RUNS_PER_ROUTE / 10);
@@ -379,7 +380,7 @@ describe('GET routes with arbitrary query strings and path parameters', () => {
             expectNoPollution();
           },
         ),
-        { numRuns: 40, endOnFailure: true },
+        { numRuns: 40, endOnFailure: true, seed: fuzzSeed },
       );
       expect(await tmp.leftovers()).toEqual([]);
     });

@@ -12,6 +12,7 @@ import {
   contractBreach,
   downloadingRoutes,
   errorCodeOf,
+  fieldsOf,
   handlerOf,
   PrivateTmp,
   workspacesIn,
@@ -112,8 +113,21 @@ function spellings(port: number): Array<[string, string, readonly string[]]> {
   ];
 }
 
-/** Routes to try: every one that downloads (the file routes and /checksum among them). */
-const routesUnderTest = (): RouteSpec[] => downloadingRoutes();
+/**
+ * Routes to try through the gateway: /checksum, the first file route of each area (image, PDF,
+ * media) and the first route that takes a list of `sources`, all read from the table.
+ */
+function routesUnderTest(): RouteSpec[] {
+  const candidates = downloadingRoutes();
+  const chosen = new Set<RouteSpec>(candidates.filter((route) => route.path === '/checksum'));
+  for (const tag of new Set(candidates.map((route) => route.tag))) {
+    const first = candidates.find((route) => route.tag === tag && route.kind === 'file');
+    if (first) chosen.add(first);
+  }
+  const withSources = candidates.find((route) => fieldsOf(route).includes('sources'));
+  if (withSources) chosen.add(withSources);
+  return [...chosen];
+}
 
 describe('SSRF through the local gateway with private addresses forbidden', () => {
   it('tries at least one file route and /checksum', () => {
