@@ -117,9 +117,22 @@ function fromMiddyError(error: unknown): unknown {
   if (error instanceof HttpError || statusCode === undefined) return error;
   if (statusCode === 415)
     return new HttpError('unsupported_media_type', 'Send the request body as application/json.');
-  if (statusCode === 422)
+  if (statusCode === 422) {
+    // The parser refuses prototype keys (`__proto__`, `constructor.prototype`) while it reads:
+    // the JSON is valid, the field is not one of ours.
+    const key = forbiddenKeyOf(error);
+    if (key !== undefined) {
+      return new HttpError('validation_failed', `${key}: unknown field`, { cause: error });
+    }
     return new HttpError('invalid_json', 'The request body is not valid JSON.', { cause: error });
+  }
   return error;
+}
+
+function forbiddenKeyOf(error: unknown): string | undefined {
+  const { message, cause } = error as { message?: unknown; cause?: { data?: unknown } };
+  if (message !== 'Forbidden key in JSON body') return undefined;
+  return typeof cause?.data === 'string' ? cause.data : '__proto__';
 }
 
 /** Logs one line per request and removes its workspace, after the answer has been sent. */
