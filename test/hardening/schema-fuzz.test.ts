@@ -345,6 +345,28 @@ describe('schema fuzzing over every POST route of the table', () => {
   }
 });
 
+describe('prototype keys in a body', () => {
+  for (const route of postRoutes()) {
+    it(`${route.path}: refuses __proto__ and constructor.prototype as unknown fields`, async () => {
+      const handler = await handlerOf(route);
+      for (const [key, text] of [
+        ['__proto__', '{"__proto__":{"polluted":"yes"}}'],
+        ['constructor', '{"constructor":{"prototype":{"polluted":"yes"}}}'],
+      ] as const) {
+        const answer = await callWithin(
+          handler,
+          apiEvent(text, { path: route.path }),
+          CALL_MS,
+          `${route.path} ${text}`,
+        );
+        expect(contractBreach(answer)).toBeUndefined();
+        expect(answer.json()).toEqual({ error: 'validation_failed', message: `${key}: unknown field` });
+      }
+      expectNoPollution();
+    });
+  }
+});
+
 /** Path parameter values for templated GET routes such as `/jobs/{jobId}`. */
 const pathValue = fc.oneof(
   fc.constantFrom('../../etc/passwd', '%2e%2e%2f', '..', '.', '', 'a'.repeat(2000), '__proto__', 'null'),
