@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { makeObjectWritesAtomic } from './s3-atomic-writes.ts';
 
 export interface EmbeddedS3 {
   endpoint: string;
@@ -22,6 +23,7 @@ export async function startEmbeddedS3(buckets: readonly string[]): Promise<Embed
     directory,
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });
+  makeObjectWritesAtomic(server.store);
   const { port } = (await server.run()) as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,

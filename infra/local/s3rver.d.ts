@@ -10,5 +10,6 @@ declare module 's3rver' {
     constructor(options: S3rverOptions);
     run(): Promise<import('node:net').AddressInfo>;
     close(): Promise<void>;
+    store: import('./s3-atomic-writes.ts').ObjectStore;
   }
 }
