@@ -10,11 +10,17 @@ import type { JobRecord } from '#shared/jobs/record.ts';
 /** Job records and results in S3 (an S3-protocol server on loopback when run locally). */
 let client: S3Client | undefined;
 
-/** Created on first use, so that functions that never touch it pay nothing at start. */
+/**
+ * Created on first use, so that functions that never touch it pay nothing at start. An S3-protocol
+ * server of our own choosing (S3_ENDPOINT) gets path-style addresses and plain uploads: the SDK's
+ * default checksum trailers send a streamed body aws-chunked, which such servers may store as is.
+ */
 const s3 = () =>
-  (client ??= new S3Client({
-    ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true } : {}),
-  }));
+  (client ??= new S3Client(
+    config.S3_ENDPOINT
+      ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' }
+      : {},
+  ));
 
 const recordKey = (jobId: string) => `jobs/${jobId}.json`;
 
