@@ -1,0 +1,197 @@
+import { createHmac } from 'node:crypto';
+import { buffer } from 'node:stream/consumers';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyId } from '#shared/auth/authorize.ts';
+import { FixtureServer } from '../support/fixture-server.ts';
+import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+
+const WEBHOOK_SECRET = 'webhook-secret-for-the-job-tests';
+const pro = { 'x-api-key': 'pro-key' };
+
+interface Delivery {
+  path: string;
+  body: string;
+  signature: string | undefined;
+}
+
+describe('async jobs through the local gateway, S3 server and webhooks', () => {
+  let gateway: RunningGateway;
+  const fixtures = new FixtureServer();
+  const deliveries: Delivery[] = [];
+  let flakyFailures = 1;
+
+  beforeAll(async () => {
+    await fixtures.start();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#c03030' } })
+      .png()
+      .toBuffer();
+    fixtures.serve('/red.png', png, 'image/png');
+    const record = (path: string, status: () => number) =>
+      fixtures.route(path, async (request, response) => {
+        deliveries.push({
+          path,
+          body: (await buffer(request)).toString(),
+          signature: request.headers['x-signature'] as string,
+        });
+        response.writeHead(status()).end();
+      });
+    record('/hook', () => 200);
+    record('/flaky-hook', () => (flakyFailures-- > 0 ? 500 : 200));
+    gateway = await startLocalGateway({
+      API_KEYS: 'pro-key:pro,other-key:pro,free-key:free',
+      WEBHOOK_SECRET,
+      WEBHOOK_RETRY_DELAYS_MS: '50,50',
+      SOURCE_ALLOW_PRIVATE: 'true',
+    });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await fixtures.stop();
+  });
+
+  const waitFor = async <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => {
+    for (let i = 0; i < 200; i += 1) {
+      const found = await probe();
+      if (found !== undefined) return found;
+      await sleep(100);
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+
+  const finishedJob = (statusUrl: string, headers = pro) =>
+    waitFor(async () => {
+      const job = (await (await fetch(`${gateway.url}${statusUrl}`, { headers })).json()) as Record<
+        string,
+        unknown
+      >;
+      return job.status === 'succeeded' || job.status === 'failed' ? job : undefined;
+    }, 'the job to finish');
+
+  it('answers 202 at once, runs the conversion apart, stores the result and calls back signed', async () => {
+    const response = await postJson(
+      `${gateway.url}/image-convert`,
+      { sourceUrl: fixtures.url('/red.png'), outputFormat: 'webp', callbackUrl: fixtures.url('/hook') },
+      pro,
+    );
+    expect(response.status).toBe(202);
+    const accepted = (await response.json()) as { jobId: string; status: string; statusUrl: string };
+    expect(accepted.status).toBe('queued');
+    expect(accepted.jobId).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(accepted.statusUrl).toBe(`/jobs/${accepted.jobId}`);
+
+    const job = await finishedJob(accepted.statusUrl);
+    expect(job).toMatchObject({ jobId: accepted.jobId, status: 'succeeded', progress: 100 });
+    expect(Date.parse(job.finishedAt as string)).toBeGreaterThanOrEqual(Date.parse(job.createdAt as string));
+
+    const result = await fetch(job.resultUrl as string);
+    expect(result.status).toBe(200);
+    const meta = await sharp(Buffer.from(await result.arrayBuffer())).metadata();
+    expect(meta).toMatchObject({ format: 'webp', width: 40, height: 30 });
+
+    const delivery = await waitFor(
+      async () => deliveries.find((d) => d.body.includes(accepted.jobId)),
+      'the webhook',
+    );
+    const expected = createHmac('sha256', WEBHOOK_SECRET).update(delivery.body).digest('hex');
+    expect(delivery.signature).toBe(`sha256=${expected}`);
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      jobId: accepted.jobId,
+      status: 'succeeded',
+      progress: 100,
+    });
+  });
+
+  it('lets only the creating key read a job', async () => {
+    const response = await postJson(
+      `${gateway.url}/image-convert`,
+      { sourceUrl: fixtures.url('/red.png'), outputFormat: 'png', callbackUrl: fixtures.url('/hook') },
+      pro,
+    );
+    const { statusUrl } = (await response.json()) as { statusUrl: string };
+    const other = await fetch(`${gateway.url}${statusUrl}`, { headers: { 'x-api-key': 'other-key' } });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ error: 'not_found' });
+    const anonymous = await fetch(`${gateway.url}${statusUrl}`);
+    expect(anonymous.status).toBe(401);
+    expect((await fetch(`${gateway.url}/jobs/not-a-job-id`, { headers: pro })).status).toBe(404);
+    await finishedJob(statusUrl);
+  });
+
+  it('records a failing conversion as failed, with the error, and still calls back', async () => {
+    const response = await postJson(
+      `${gateway.url}/image-convert`,
+      { sourceUrl: fixtures.url('/missing.png'), outputFormat: 'png', callbackUrl: fixtures.url('/hook') },
+      pro,
+    );
+    const { jobId, statusUrl } = (await response.json()) as { jobId: string; statusUrl: string };
+    const job = await finishedJob(statusUrl);
+    expect(job).toMatchObject({ status: 'failed', error: { error: 'source_bad_status' } });
+    expect(job.resultUrl).toBeUndefined();
+    const delivery = await waitFor(async () => deliveries.find((d) => d.body.includes(jobId)), 'the webhook');
+    expect(JSON.parse(delivery.body)).toMatchObject({ status: 'failed' });
+  });
+
+  it('retries a failing webhook', async () => {
+    const response = await postJson(
+      `${gateway.url}/image-convert`,
+      { sourceUrl: fixtures.url('/red.png'), outputFormat: 'jpg', callbackUrl: fixtures.url('/flaky-hook') },
+      pro,
+    );
+    const { jobId } = (await response.json()) as { jobId: string };
+    await waitFor(async () => {
+      const tries = deliveries.filter((d) => d.path === '/flaky-hook' && d.body.includes(jobId));
+      return tries.length >= 2 ? tries : undefined;
+    }, 'the retried webhook');
+  });
+
+  it('refuses async jobs to anonymous and free callers, and bad callback URLs', async () => {
+    const body = {
+      sourceUrl: fixtures.url('/red.png'),
+      outputFormat: 'png',
+      callbackUrl: fixtures.url('/hook'),
+    };
+    const anonymous = await postJson(`${gateway.url}/image-convert`, body);
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ error: 'missing_api_key' });
+    const free = await postJson(`${gateway.url}/image-convert`, body, { 'x-api-key': 'free-key' });
+    expect(free.status).toBe(403);
+    expect(await free.json()).toMatchObject({ error: 'insufficient_permissions' });
+    const badUrl = await postJson(
+      `${gateway.url}/image-convert`,
+      { ...body, callbackUrl: 'ftp://example.org/x' },
+      pro,
+    );
+    expect(badUrl.status).toBe(400);
+    expect(await badUrl.json()).toMatchObject({ error: 'source_invalid_url' });
+  });
+
+  it('treats a job older than 24 h as gone', async () => {
+    const s3 = new S3Client({
+      endpoint: gateway.s3Endpoint,
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    const store = (jobId: string, hoursAgo: number) =>
+      s3.send(
+        new PutObjectCommand({
+          Bucket: 'jobs',
+          Key: `jobs/${jobId}.json`,
+          Body: JSON.stringify({
+            jobId,
+            status: 'failed',
+            progress: 0,
+            createdAt: new Date(Date.now() - hoursAgo * 3600 * 1000).toISOString(),
+            owner: keyId('pro-key'),
+          }),
+        }),
+      );
+    await store('fresh-job-fresh-job-0000', 23);
+    await store('stale-job-stale-job-0000', 25);
+    expect((await fetch(`${gateway.url}/jobs/fresh-job-fresh-job-0000`, { headers: pro })).status).toBe(200);
+    expect((await fetch(`${gateway.url}/jobs/stale-job-stale-job-0000`, { headers: pro })).status).toBe(404);
+  });
+});
