@@ -61,6 +61,20 @@ const packageOf = (specifier: string) =>
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+/**
+ * What CommonJS dependencies expect of their module scope, which an ES module lacks: `require`,
+ * and `__filename`/`__dirname` (libheif-js, behind HEIC decoding, locates itself with them). They
+ * name the bundle's own index.mjs and its folder, as they would for a CommonJS file there.
+ */
+export const commonJsGlobals = [
+  "import { createRequire as __createRequire } from 'node:module';",
+  "import { dirname as __pathDirname } from 'node:path';",
+  "import { fileURLToPath as __fileURLToPath } from 'node:url';",
+  'const require = __createRequire(import.meta.url);',
+  'const __filename = __fileURLToPath(import.meta.url);',
+  'const __dirname = __pathDirname(__filename);',
+].join(' ');
+
 /** Turns every import of an unbundled package into a run-time `require`, left to Node's lookup. */
 function requireAtRunTime(packages: readonly string[]): Plugin {
   const namespace = 'require-at-run-time';
@@ -113,10 +127,7 @@ export async function bundleFunctions(options: {
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
-    // CommonJS dependencies call require(); an ES module has none unless it is made here.
-    banner: {
-      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-    },
+    banner: { js: commonJsGlobals },
     plugins: [requireAtRunTime(Object.keys(unbundled))],
   });
 

@@ -3,11 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFolder, bundleFunctions, type FunctionBundles } from '../../infra/stack/bundle.ts';
 import { buildFfmpegLayer } from '../../layers/ffmpeg/build.ts';
 import { type BuiltLayer, projectRoot } from '../../layers/layer.ts';
 import { buildSharpLayer } from '../../layers/sharp/build.ts';
+import { FixtureServer } from '../support/fixture-server.ts';
+import { apiEvent } from '../support/lambda.ts';
 
 const run = promisify(execFile);
 
@@ -31,6 +34,8 @@ const probes: Record<string, string> = {
     import { ffmpegPath } from '#shared/media/binaries.ts';
     export const handler = async () => ({ ffmpegPath, version: execFileSync(ffmpegPath, ['-version']).toString().split('\\n')[0] });`,
   'nested/probe': `export const handler = async () => ({ nested: true });`,
+  // The real handler: HEIC decoding (libheif-js) reads __dirname, which an ES module lacks.
+  'image-convert': `export { handler } from '#functions/image-convert/handler.ts';`,
 };
 
 let probeRoot: string;
@@ -48,6 +53,42 @@ async function invoke(name: string, env: Record<string, string> = {}) {
     env: { PATH: '/usr/bin:/bin', NODE_PATH: join(layers.sharp.dir, 'nodejs', 'node_modules'), ...env },
   });
   return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+/**
+ * Invokes a bundled API handler with an event, as Lambda's runtime would (the `awslambda` global,
+ * response streaming), and collects its answer. Only the harness comes from the project.
+ */
+async function invokeApi(name: string, event: unknown, env: Record<string, string> = {}) {
+  const entry = join(outDir, bundleFolder(name), 'index.mjs');
+  const local = (file: string) => JSON.stringify(join(projectRoot, 'infra', 'local', file));
+  const script = `
+    import { installAwsLambdaGlobal } from ${local('awslambda.ts')};
+    import { invokeHandler } from ${local('invoke.ts')};
+    installAwsLambdaGlobal();
+    const { handler } = await import(${JSON.stringify(entry)});
+    const context = { awsRequestId: 'bundle', functionName: ${JSON.stringify(name)}, getRemainingTimeInMillis: () => 60000 };
+    const result = await invokeHandler(handler, JSON.parse(process.argv[1]), context);
+    const chunks = [];
+    if (Buffer.isBuffer(result.body)) chunks.push(result.body);
+    else for await (const chunk of result.body) chunks.push(chunk);
+    await result.done;
+    console.log(JSON.stringify({ statusCode: result.statusCode, headers: result.headers, body: Buffer.concat(chunks).toString('base64') }));`;
+  const { stdout } = await run(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script, JSON.stringify(event)],
+    {
+      cwd: outDir,
+      env: {
+        PATH: '/usr/bin:/bin',
+        NODE_PATH: join(layers.sharp.dir, 'nodejs', 'node_modules'),
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
+    },
+  );
+  const answer = JSON.parse(stdout) as { statusCode: number; headers: Record<string, string>; body: string };
+  return { ...answer, body: Buffer.from(answer.body, 'base64') };
 }
 
 beforeAll(async () => {
@@ -111,6 +152,34 @@ describe('function bundles', () => {
       FFPROBE_PATH: join(layers.ffmpeg.dir, 'bin', 'ffprobe'),
     });
     expect(answer).toEqual({ ffmpegPath, version: expect.stringMatching(/^ffmpeg version /) });
+  });
+
+  it('decodes HEIC inside the bundled image-convert handler (libheif-js reads __dirname and __filename)', async () => {
+    const server = await new FixtureServer().start();
+    try {
+      const heic = readFileSync(join(projectRoot, 'test', 'fixtures', 'files', 'image', 'quad.heic'));
+      const sourceUrl = server.serve('/pictures/quad.heic', heic);
+      const answer = await invokeApi('image-convert', apiEvent({ sourceUrl, outputFormat: 'png' }), {
+        SOURCE_ALLOW_PRIVATE: 'true',
+      });
+      expect(answer.statusCode, answer.body.toString('utf8')).toBe(200);
+      expect(answer.headers['Content-Type']).toBe('image/png');
+      const { data, info } = await sharp(answer.body)
+        .removeAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      expect([info.width, info.height]).toEqual([64, 48]);
+      // Top left red, bottom right white, within HEVC's tolerance.
+      const pixel = (x: number, y: number) => [...data.subarray((y * 64 + x) * 3, (y * 64 + x) * 3 + 3)];
+      const [red, green, blue] = pixel(8, 6);
+      expect([red! > 231, green! < 24, blue! < 24]).toEqual([true, true, true]);
+      expect(Math.min(...pixel(56, 42))).toBeGreaterThan(231);
+    } finally {
+      await server.stop();
+    }
+    // The banner makes them, as CommonJS would, for the bundle's own file.
+    const code = readFileSync(join(bundles.get('image-convert')!.dir, 'index.mjs'), 'utf8');
+    expect(code.slice(0, code.indexOf('\n'))).toMatch(/const __filename\s*=.*const __dirname\s*=/);
   });
 
   it('gives no layer to a function that needs none', () => {
