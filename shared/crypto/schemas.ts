@@ -1,14 +1,18 @@
 import { z } from 'zod';
-import { digestEncodings, hashAlgorithms, unicodeText } from '#shared/text/schemas.ts';
+import {
+  digestEncodings,
+  hashAlgorithms,
+  hmacAlgorithms,
+  passwordHashAlgorithms,
+  randomEncodings,
+} from '#shared/formats.ts';
+import { unicodeText } from '#shared/text/schemas.ts';
 
-export const hmacAlgorithms = ['sha256', 'sha1', 'sha384', 'sha512'] as const;
 export type HmacAlgorithm = (typeof hmacAlgorithms)[number];
 
-export const randomEncodings = ['hex', 'base64', 'base64url'] as const;
 export type RandomEncoding = (typeof randomEncodings)[number];
 
-export const passwordAlgorithms = ['argon2id', 'bcrypt', 'scrypt'] as const;
-export type PasswordAlgorithm = (typeof passwordAlgorithms)[number];
+export type PasswordAlgorithm = (typeof passwordHashAlgorithms)[number];
 
 /** The JWS algorithms /jwt-verify knows; `none` is deliberately not one of them. */
 export const jwsAlgorithms = [
@@ -78,9 +82,9 @@ export const passwordGenerateResult = z.object({ password: z.string() });
 
 export const passwordHashBody = z.strictObject({
   password: unicodeText().min(1),
-  algorithm: z.enum(passwordAlgorithms).default('argon2id'),
+  algorithm: z.enum(passwordHashAlgorithms).default('argon2id'),
 });
-export const passwordHashResult = z.object({ algorithm: z.enum(passwordAlgorithms), hash: z.string() });
+export const passwordHashResult = z.object({ algorithm: z.enum(passwordHashAlgorithms), hash: z.string() });
 
 export const passwordVerifyBody = z.strictObject({
   password: unicodeText().min(1),

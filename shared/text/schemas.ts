@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { digestEncodings, hashAlgorithms, textCases, textEncodings } from '#shared/formats.ts';
 import { slugLocales } from '#shared/text/slugify.ts';
 
 /**
@@ -10,35 +11,12 @@ export const unicodeText = () =>
     .string()
     .refine((value) => value.isWellFormed(), 'contains a lone surrogate, which is not valid Unicode text');
 
-export const hashAlgorithms = [
-  'md5',
-  'sha1',
-  'sha256',
-  'sha384',
-  'sha512',
-  'sha3-256',
-  'sha3-512',
-  'blake2b512',
-] as const;
 export type HashAlgorithm = (typeof hashAlgorithms)[number];
 
-export const digestEncodings = ['hex', 'base64'] as const;
 export type DigestEncoding = (typeof digestEncodings)[number];
 
-export const textEncodings = ['base64', 'base64url', 'base32', 'hex', 'url', 'html'] as const;
 export type TextEncoding = (typeof textEncodings)[number];
 
-export const textCases = [
-  'lower',
-  'upper',
-  'title',
-  'sentence',
-  'camel',
-  'pascal',
-  'snake',
-  'kebab',
-  'constant',
-] as const;
 export type TextCase = (typeof textCases)[number];
 
 export const slugifyBody = z.strictObject({

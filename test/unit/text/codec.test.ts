@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { textEncodings } from '#shared/formats.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { decodeText } from '#shared/text/decode.ts';
 import { encodeText } from '#shared/text/encode.ts';
-import { type TextEncoding, textEncodings } from '#shared/text/schemas.ts';
+import type { TextEncoding } from '#shared/text/schemas.ts';
 
 // RFC 4648 §10 test vectors.
 const rfc4648 = [
