@@ -2,6 +2,19 @@ import { SaxesParser } from 'saxes';
 import { HttpError } from '#shared/http/errors.ts';
 
 const XINCLUDE = 'http://www.w3.org/2001/XInclude';
+const XML = 'http://www.w3.org/XML/1998/namespace';
+
+/**
+ * What an SVG may hold before it is refused. librsvg reads SVGs with libxml2, which refuses documents
+ * nested deeper than 256 levels anyway; real drawings stay far below both numbers. Together they keep
+ * the check and the renderer after it linear in the size of the file.
+ */
+export const svgLimits = {
+  /** Levels of nested elements, the root element counting as one. */
+  maxDepth: 256,
+  /** Elements in the whole document. */
+  maxElements: 200_000,
+} as const;
 
 /** A reference that stays inside the document: a fragment (`#id`) or inline data. */
 const isInternal = (reference: string) => {
@@ -15,6 +28,8 @@ const refused = (what: string) =>
     `The SVG ${what}; only self-contained SVGs are rendered (inline data: URLs and #fragments are fine).`,
   );
 
+const tooLarge = (what: string) => new HttpError('invalid_source_file', `The SVG ${what}.`);
+
 /** Every `url(...)` target in CSS or an attribute, and whether the text imports style sheets. */
 function checkCss(text: string): void {
   if (/@import/i.test(text)) throw refused('imports an external style sheet');
@@ -23,19 +38,65 @@ function checkCss(text: string): void {
   }
 }
 
+const splitName = (name: string) => {
+  const colon = name.indexOf(':');
+  return colon < 0
+    ? { prefix: '', local: name }
+    : { prefix: name.slice(0, colon), local: name.slice(colon + 1) };
+};
+
+/**
+ * Namespace bindings in scope, one stack of URIs per prefix: resolving a prefix costs the same at
+ * any depth. (saxes' own namespace mode walks every open element to resolve one, which makes a
+ * deeply nested document quadratic.)
+ */
+class NamespaceScopes {
+  private readonly bindings = new Map<string, string[]>([['xml', [XML]]]);
+  /** The prefixes each open element declared, innermost last. */
+  private readonly declared: string[][] = [];
+
+  open(attributes: Readonly<Record<string, string>>): void {
+    const prefixes: string[] = [];
+    for (const [name, value] of Object.entries(attributes)) {
+      const prefix = name === 'xmlns' ? '' : name.startsWith('xmlns:') ? name.slice(6) : undefined;
+      if (prefix === undefined) continue;
+      const stack = this.bindings.get(prefix) ?? [];
+      stack.push(value);
+      this.bindings.set(prefix, stack);
+      prefixes.push(prefix);
+    }
+    this.declared.push(prefixes);
+  }
+
+  close(): void {
+    for (const prefix of this.declared.pop() ?? []) this.bindings.get(prefix)?.pop();
+  }
+
+  /** The URI bound to a prefix; undefined when it is not bound ('' is the default namespace). */
+  resolve(prefix: string): string | undefined {
+    return this.bindings.get(prefix)?.at(-1);
+  }
+}
+
 /**
  * Reads the SVG as strict XML before any renderer sees it and refuses what could reach outside the
  * document: entity declarations (no entity is ever expanded), external style sheets, XInclude, and
  * links or CSS urls to anything but a fragment or inline data. The renderer is given no base path
  * and no network either; this check makes the refusal explicit instead of a silently blank image.
+ * Documents nested deeper or holding more elements than `svgLimits` are refused as soon as the
+ * parser meets the element past the limit.
  */
 export function assertSelfContainedSvg(text: string): void {
-  const parser = new SaxesParser({ xmlns: true });
+  const parser = new SaxesParser();
+  const scopes = new NamespaceScopes();
+  let depth = 0;
+  let elements = 0;
   let inStyle = 0;
   let failure: unknown;
-  parser.on('error', (error) => {
+  const fail = (error: unknown) => {
     failure ??= error;
-  });
+  };
+  parser.on('error', fail);
   parser.on('doctype', (doctype) => {
     if (/<!ENTITY/i.test(doctype)) throw refused('declares XML entities');
   });
@@ -43,17 +104,34 @@ export function assertSelfContainedSvg(text: string): void {
     if (target.toLowerCase() === 'xml-stylesheet') throw refused('links an external style sheet');
   });
   parser.on('opentag', (tag) => {
-    if (tag.uri === XINCLUDE) throw refused('includes other files (XInclude)');
-    if (tag.local === 'style') inStyle += 1;
-    for (const attribute of Object.values(tag.attributes)) {
-      if (attribute.local === 'href' && !isInternal(attribute.value)) {
-        throw refused('refers to an external resource');
+    depth += 1;
+    elements += 1;
+    if (depth > svgLimits.maxDepth) {
+      throw tooLarge(`nests elements more than ${svgLimits.maxDepth} levels deep, the most accepted`);
+    }
+    if (elements > svgLimits.maxElements) {
+      throw tooLarge(`holds more than ${svgLimits.maxElements} elements, the most accepted`);
+    }
+    scopes.open(tag.attributes);
+    const name = splitName(tag.name);
+    const uri = scopes.resolve(name.prefix);
+    if (name.prefix !== '' && uri === undefined) fail(new Error(`unbound prefix ${name.prefix}`));
+    if (uri === XINCLUDE) throw refused('includes other files (XInclude)');
+    if (name.local === 'style') inStyle += 1;
+    for (const [attributeName, value] of Object.entries(tag.attributes)) {
+      const attribute = splitName(attributeName);
+      if (attributeName === 'xmlns' || attribute.prefix === 'xmlns') continue;
+      if (attribute.prefix !== '' && scopes.resolve(attribute.prefix) === undefined) {
+        fail(new Error(`unbound prefix ${attribute.prefix}`));
       }
-      checkCss(attribute.value);
+      if (attribute.local === 'href' && !isInternal(value)) throw refused('refers to an external resource');
+      checkCss(value);
     }
   });
   parser.on('closetag', (tag) => {
-    if (tag.local === 'style') inStyle -= 1;
+    depth -= 1;
+    scopes.close();
+    if (splitName(tag.name).local === 'style') inStyle -= 1;
   });
   const styleText = (text: string) => {
     if (inStyle > 0) checkCss(text);
@@ -64,7 +142,7 @@ export function assertSelfContainedSvg(text: string): void {
     parser.write(text).close();
   } catch (error) {
     if (error instanceof HttpError) throw error;
-    failure ??= error;
+    fail(error);
   }
   if (failure !== undefined) {
     throw new HttpError(

@@ -8,6 +8,7 @@ import {
   imageOptimizeBody,
   imageResizeBody,
 } from '#shared/image/schemas.ts';
+import { svgLimits } from '#shared/image/svg-guard.ts';
 import { TRACE_MAX_SIDE } from '#shared/image/svg-output.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
 
@@ -34,7 +35,9 @@ const sourceRules =
   `${imageLimits.maxAnimationPixels / 1e6} megapixels over all frames of a kept animation answer 400 ` +
   '`invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external ' +
   'style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is ' +
-  'fetched. EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are ' +
+  `fetched; an SVG nested more than ${svgLimits.maxDepth} elements deep or holding more than ` +
+  `${svgLimits.maxElements.toLocaleString('en-US')} elements answers 400 \`invalid_source_file\`. ` +
+  'EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are ' +
   'converted); 16-bit sources are written at 8 bits.';
 
 const allTypes = imageOutputFormats.map((format) => contentTypeOf[format]);

@@ -47,13 +47,6 @@ const awaitingFix: ReadonlyArray<{ routes: (route: RouteSpec) => boolean; specim
       specimen: 'flac, only its first 32 bytes',
       what: '500: ffprobe ends with "Input/output error"; no native-error rule matches',
     },
-    {
-      routes: (route) => acceptedFormats(route).includes('svg'),
-      specimen: 'SVG of 200 000 nested groups',
-      what:
-        'the SVG check (saxes with xmlns) takes time quadratic in the nesting depth and blocks the event ' +
-        'loop: 20 000 levels take seconds, 200 000 levels many minutes',
-    },
   ];
 
 const isAwaitingFix = (route: RouteSpec, specimen: Specimen) =>

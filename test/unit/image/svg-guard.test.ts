@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '#shared/http/errors.ts';
-import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
+import { assertSelfContainedSvg, svgLimits } from '#shared/image/svg-guard.ts';
 
 const svg = (inner: string, attributes = '') =>
   `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10"${attributes}>${inner}</svg>`;
@@ -79,9 +79,58 @@ describe('SVG self-containment check', () => {
     ],
     ['an undefined entity', svg('<text>&nbsp;</text>'), /not well-formed/],
     ['broken XML', '<svg xmlns="http://www.w3.org/2000/svg"><rect', /not well-formed/],
+    [
+      'XInclude as the default namespace',
+      svg('<include xmlns="http://www.w3.org/2001/XInclude" href="#a" parse="text"/>'),
+      /XInclude/,
+    ],
+    [
+      'XInclude under a prefix declared on an ancestor',
+      svg('<g xmlns:q="http://www.w3.org/2001/XInclude"><g><q:include href="#a"/></g></g>'),
+      /XInclude/,
+    ],
+    ['an element of an unbound prefix', svg('<q:rect width="5" height="5"/>'), /not well-formed/],
+    ['an attribute of an unbound prefix', svg('<rect q:width="5" height="5"/>'), /not well-formed/],
   ])('refuses %s', (_name, text, message) => {
     const answer = refusal(text);
     expect(answer).toMatch(/^invalid_source_file: /);
     expect(answer).toMatch(message);
+  });
+});
+
+const nested = (levels: number, leaves = 1) =>
+  svg(`${'<g>'.repeat(levels)}${'<rect width="1" height="1"/>'.repeat(leaves)}${'</g>'.repeat(levels)}`);
+
+describe('SVG size limits', () => {
+  it(`accepts ${svgLimits.maxDepth} levels of nesting and ${svgLimits.maxElements} elements`, () => {
+    // The root element is the first level, the rect the last.
+    expect(refusal(nested(svgLimits.maxDepth - 2))).toBe('accepted');
+    expect(refusal(nested(0, svgLimits.maxElements - 1))).toBe('accepted');
+  });
+
+  it('refuses one level or one element more', () => {
+    expect(refusal(nested(svgLimits.maxDepth - 1))).toBe(
+      `invalid_source_file: The SVG nests elements more than ${svgLimits.maxDepth} levels deep, the most accepted.`,
+    );
+    expect(refusal(nested(0, svgLimits.maxElements))).toBe(
+      `invalid_source_file: The SVG holds more than ${svgLimits.maxElements} elements, the most accepted.`,
+    );
+  });
+
+  it('stops at the first element past the depth limit, however deep the document goes', () => {
+    const started = performance.now();
+    expect(refusal(nested(200_000))).toMatch(/levels deep/);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('checks the largest document it accepts, every element as deep as allowed, within a second', () => {
+    // Resolving a namespace costs the same at any depth: saxes' own namespace mode walked every open
+    // element for each new one.
+    const levels = svgLimits.maxDepth - 1;
+    const chain = `${'<g>'.repeat(levels)}${'</g>'.repeat(levels)}`;
+    const text = svg(chain.repeat(Math.floor((svgLimits.maxElements - 1) / levels)));
+    const started = performance.now();
+    expect(refusal(text)).toBe('accepted');
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
