@@ -16,7 +16,9 @@ const envSchema = z.object({
   JOBS_BUCKET: z.string().min(3).default('jobs'),
   S3_ENDPOINT: z.url().optional(),
   LAMBDA_ENDPOINT: z.url().optional(),
+  /** The key of webhook signatures; when unset, read from the Secrets Manager secret named next. */
   WEBHOOK_SECRET: z.string().min(16).optional(),
+  WEBHOOK_SECRET_ARN: z.string().min(1).optional(),
   /** Pauses before each webhook retry. */
   WEBHOOK_RETRY_DELAYS_MS: z
     .string()

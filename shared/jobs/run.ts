@@ -6,6 +6,7 @@ import type { CallInput } from '#shared/http/stack.ts';
 import { type JobRecord, publicView } from '#shared/jobs/record.ts';
 import { loadJob, resultUrl, saveJob, saveResult } from '#shared/jobs/store.ts';
 import { deliverWebhook } from '#shared/jobs/webhook.ts';
+import { webhookSecret } from '#shared/jobs/webhook-secret.ts';
 import { log } from '#shared/log.ts';
 import { tiers } from '#shared/tiers.ts';
 import { Workspace } from '#shared/workspace.ts';
@@ -36,6 +37,9 @@ function progressPublisher(record: JobRecord) {
 export async function runJob(jobId: string, work: FileWork, signal: AbortSignal): Promise<void> {
   const record = await loadJob(jobId);
   if (record?.status !== 'queued') return;
+  // Before any work: a job whose webhook could not be signed stays queued, and Lambda's retry of
+  // this asynchronous invocation runs it again.
+  const secret = await webhookSecret();
   record.status = 'running';
   await saveJob(record);
 
@@ -81,15 +85,10 @@ export async function runJob(jobId: string, work: FileWork, signal: AbortSignal)
 
   const view = publicView(record, await resultUrl(record));
   record.webhook = await deliverWebhook(record.callbackUrl, view, {
-    secret: webhookSecret(),
+    secret,
     retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
     allowPrivate: config.SOURCE_ALLOW_PRIVATE,
   });
   await saveJob(record);
   log('info', 'job finished', { jobId, route: record.route, status: record.status, webhook: record.webhook });
-}
-
-function webhookSecret(): string {
-  if (!config.WEBHOOK_SECRET) throw new Error('WEBHOOK_SECRET is not configured');
-  return config.WEBHOOK_SECRET;
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { GatewayApiKey } from '../../functions/authorizer/key-directory.ts';
 
 export interface RecordedCall {
-  service: 'apigateway' | 'ssm';
+  service: 'apigateway' | 'ssm' | 'secretsmanager';
   operation: string;
   /** Query of a GET, JSON body otherwise. */
   input: Record<string, unknown>;
@@ -25,6 +25,8 @@ export interface FakeAws {
   keys: GatewayApiKey[];
   plans: FakeUsagePlan[];
   parameters: Map<string, string>;
+  /** Secrets Manager secrets by ARN: their SecretString. */
+  secrets: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -46,13 +48,14 @@ const page = <T>(items: T[], position: string | undefined) => {
 /**
  * The AWS APIs the authorizer and scripts/api-keys.ts call, on loopback and over their real wire
  * formats, so that the real SDK clients are exercised: API Gateway's REST-JSON API keys and usage
- * plans, and SSM GetParameter (JSON 1.1 with X-Amz-Target).
+ * plans, SSM GetParameter and Secrets Manager GetSecretValue (JSON 1.1 with X-Amz-Target).
  */
 export async function startFakeAws(): Promise<FakeAws> {
   const calls: RecordedCall[] = [];
   const keys: GatewayApiKey[] = [];
   const plans: FakeUsagePlan[] = [];
   const parameters = new Map<string, string>();
+  const secrets = new Map<string, string>();
   const newId = () => randomBytes(5).toString('hex');
   const planView = ({ keyIds: _keyIds, ...plan }: FakeUsagePlan) => plan;
 
@@ -152,6 +155,36 @@ export async function startFakeAws(): Promise<FakeAws> {
       const type = 'application/x-amz-json-1.1';
       if (value === undefined) return send(400, { __type: 'ParameterNotFound', message: input.Name }, type);
       send(200, { Parameter: { Name: input.Name, Type: 'SecureString', Value: value, Version: 1 } }, type);
+    } else if (
+      request.method === 'POST' &&
+      request.headers['x-amz-target'] === 'secretsmanager.GetSecretValue'
+    ) {
+      const input = (await readBody(request)) as { SecretId: string };
+      calls.push({ service: 'secretsmanager', operation: 'GetSecretValue', input });
+      const value = secrets.get(input.SecretId);
+      const type = 'application/x-amz-json-1.1';
+      if (value === undefined) {
+        return send(
+          400,
+          {
+            __type: 'ResourceNotFoundException',
+            message: "Secrets Manager can't find the specified secret.",
+          },
+          type,
+        );
+      }
+      const name = input.SecretId.split(':').at(-1);
+      send(
+        200,
+        {
+          ARN: input.SecretId,
+          Name: name,
+          SecretString: value,
+          VersionId: 'v1',
+          VersionStages: ['AWSCURRENT'],
+        },
+        type,
+      );
     } else {
       send(404, { message: `unexpected ${route}` });
     }
@@ -164,6 +197,7 @@ export async function startFakeAws(): Promise<FakeAws> {
     keys,
     plans,
     parameters,
+    secrets,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

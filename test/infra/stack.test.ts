@@ -399,7 +399,7 @@ describe('storage of async jobs', () => {
     });
   });
 
-  it('grants the bucket to the file functions (and read to the jobs route) only, named in JOBS_BUCKET', () => {
+  it('grants the bucket to the file functions (and read to the jobs route), the webhook secret to the file functions, nothing to the rest', () => {
     const bucketId = logicalId(synth.stack.storage.bucket);
     const secretId = logicalId(synth.stack.storage.webhookSecret);
     for (const route of routes) {
@@ -416,16 +416,25 @@ describe('storage of async jobs', () => {
           expect.arrayContaining(['s3:PutObject', 'secretsmanager:GetSecretValue']),
         );
         expect(actions, route.path).toContain('lambda:InvokeFunction');
+        const secretRead = statements.filter((statement) =>
+          actionsOf([statement]).some((action) => action.startsWith('secretsmanager:')),
+        );
+        expect(
+          secretRead.map((statement) => statement.Resource),
+          route.path,
+        ).toEqual([{ Ref: secretId }]);
       } else if (route.tag === 'Jobs') {
         expect(env.JOBS_BUCKET, route.path).toEqual({ Ref: bucketId });
         expect(actions, route.path).toContain('s3:GetObject*');
         expect(
-          actions.some((action) => action.startsWith('s3:Put')),
+          actions.some((action) => action.startsWith('s3:Put') || action.startsWith('secretsmanager:')),
           route.path,
         ).toBe(false);
+        expect(env.WEBHOOK_SECRET_ARN, route.path).toBeUndefined();
       } else {
         expect(onBucket, route.path).toBe(false);
         expect(env.JOBS_BUCKET, route.path).toBeUndefined();
+        expect(env.WEBHOOK_SECRET_ARN, route.path).toBeUndefined();
         expect(
           actions.some((action) => action.startsWith('secretsmanager:')),
           route.path,
