@@ -9,7 +9,7 @@ import { tierNames, tiers } from '#shared/tiers.ts';
 import { layerBinaries } from '../../infra/stack/api-function.ts';
 import { bundleFunctions } from '../../infra/stack/bundle.ts';
 import { freeTierRateLimitedBody } from '../../infra/stack/free-tier-waf.ts';
-import { sizingFor } from '../../infra/stack/sizing.ts';
+import { downloadsSources, sizingFor } from '../../infra/stack/sizing.ts';
 import { FileConversionStack } from '../../infra/stack/stack.ts';
 import { planRequestsPerMinute, throttleFor } from '../../infra/stack/throttle.ts';
 import { projectRoot } from '../../layers/layer.ts';
@@ -108,6 +108,9 @@ describe('functions, one per function of the route table', () => {
       const sizing = sizingFor(route);
       expect([MemorySize, Timeout], route.path).toEqual([sizing.memoryMiB, sizing.timeoutSeconds]);
       if (route.tag === 'Text') expect(MemorySize, route.path).toBeLessThanOrEqual(256);
+      // Every image function decodes pixels, and pdf-info parses a whole document.
+      if (route.tag === 'Image' || route.path === '/pdf-info')
+        expect(MemorySize, route.path).toBeGreaterThanOrEqual(2048);
       if (route.kind === 'file' && ['Image', 'PDF', 'Media'].includes(route.tag)) {
         expect(MemorySize, route.path).toBeGreaterThanOrEqual(2048);
         expect(Timeout, route.path).toBeGreaterThanOrEqual(60);
@@ -115,6 +118,37 @@ describe('functions, one per function of the route table', () => {
       // A buffered answer cannot outlive the gateway's 29 s.
       if (route.kind !== 'file') expect(Timeout, route.path).toBeLessThanOrEqual(29);
     }
+  });
+
+  it('gives /tmp room for the largest tier source, and for the output of a file route, to every route that downloads', () => {
+    const largestSource = Math.max(...tierNames.map((tier) => tiers[tier].maxSourceBytes));
+    const downloading = routes.filter((route) => downloadsSources(route));
+    // The examples of the route table show which routes take source URLs.
+    expect(downloading.map((route) => route.path).sort()).toEqual(
+      routes
+        .filter((route) => route.example && ('sourceUrl' in route.example || 'sources' in route.example))
+        .map((route) => route.path)
+        .sort(),
+    );
+    expect(downloading.map((route) => route.path)).toEqual(
+      expect.arrayContaining(['/image-convert', '/pdf-merge', '/video-convert', '/pdf-info', '/checksum']),
+    );
+    for (const route of routes) {
+      const size = (functionOf(route).Properties.EphemeralStorage as { Size: number }).Size;
+      expect(size, route.path).toBe(sizingFor(route).ephemeralMiB);
+      expect(size, route.path).toBeLessThanOrEqual(10_240);
+      if (!downloadsSources(route)) {
+        expect(size, route.path).toBe(512);
+        continue;
+      }
+      expect(size * 1024 * 1024, route.path).toBeGreaterThanOrEqual(largestSource);
+      // A file route keeps its output next to the source: at least as much again.
+      if (route.kind === 'file')
+        expect(size * 1024 * 1024, route.path).toBeGreaterThanOrEqual(2 * largestSource);
+      if (route.kind === 'file' && route.tag === 'Media') expect(size, route.path).toBe(10_240);
+    }
+    const authorizer = resources[logicalId(synth.stack.authorizerFunction)]!;
+    expect(authorizer.Properties.EphemeralStorage).toEqual({ Size: 512 });
   });
 
   it('gives each function the layers its bundle imports, and the ffmpeg paths with the ffmpeg layer', () => {
