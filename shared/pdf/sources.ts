@@ -48,9 +48,10 @@ const parallelDownloads = 4;
 
 /**
  * Downloads the sources of a batch, a few at a time, each under the contract's download rules and
- * the tier's size limit. The batch together may not exceed the tier's size limit either (413,
- * naming the tier that lifts it). On the first failure the others are stopped and awaited, so that
- * nothing writes to the workspace after the request has ended.
+ * the tier's size limit. The batch together may not exceed the tier's size limit either: the bytes
+ * of all downloads are counted as they stream, and the batch stops as soon as they pass it (413,
+ * naming the tier that lifts it), so a batch can never fill the disk. On the first failure the
+ * others are stopped and awaited, so that nothing writes to the workspace after the request has ended.
  */
 export async function downloadBatch(
   urls: readonly string[],
@@ -65,6 +66,15 @@ export async function downloadBatch(
   const results: Source[] = [];
   let next = 0;
   let failure: unknown;
+  let total = 0;
+  const fail = (error: unknown) => {
+    failure ??= error;
+    stop.abort(failure);
+  };
+  const countBatch = (chunk: Buffer) => {
+    total += chunk.length;
+    if (total > limits.maxSourceBytes) fail(batchTooLarge(tier, limits));
+  };
   const worker = async () => {
     while (failure === undefined && next < urls.length) {
       const index = next;
@@ -79,26 +89,24 @@ export async function downloadBatch(
           signal,
           field,
           fileName: `source-${index}`,
+          onChunk: countBatch,
         });
       } catch (error) {
-        failure ??= inField(field, error);
-        stop.abort(failure);
+        fail(inField(field, error));
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallelDownloads, urls.length) }, worker));
   if (failure !== undefined) throw failure;
 
-  const total = results.reduce((sum, source) => sum + source.sizeBytes, 0);
-  if (total > limits.maxSourceBytes) {
-    const lift = tierThatLifts(
-      (candidate) => candidate.maxSourceBytes >= total && candidate.maxSourceBytes > limits.maxSourceBytes,
-    );
-    const hint = lift ? ` The ${lift} tier accepts up to ${formatBytes(tiers[lift].maxSourceBytes)}.` : '';
-    throw new HttpError(
-      'source_too_large',
-      `sources: together the files are ${formatBytes(total)}, over the ${formatBytes(limits.maxSourceBytes)} one request of the ${tier} tier may bring.${hint}`,
-    );
-  }
   return results;
+}
+
+function batchTooLarge(tier: TierName, limits: TierLimits): HttpError {
+  const lift = tierThatLifts((candidate) => candidate.maxSourceBytes > limits.maxSourceBytes);
+  const hint = lift ? ` The ${lift} tier accepts up to ${formatBytes(tiers[lift].maxSourceBytes)}.` : '';
+  return new HttpError(
+    'source_too_large',
+    `sources: together the files are more than the ${formatBytes(limits.maxSourceBytes)} one request of the ${tier} tier may bring.${hint}`,
+  );
 }

@@ -9,6 +9,7 @@ import { textPdf } from './fixtures.ts';
 
 const server = new FixtureServer();
 let pdf: Buffer;
+let countedBytes = 0;
 
 beforeAll(async () => {
   await server.start();
@@ -17,6 +18,18 @@ beforeAll(async () => {
   server.serve('/b.pdf', pdf);
   // Two files that each fit the free tier's 20 MB, but not together.
   server.serve('/half.pdf', Buffer.concat([pdf, Buffer.alloc(10_500_000)]));
+  // The same 10.5 MB, written a slice at a time as the client takes it, counting what was sent.
+  server.route('/counted.pdf', async (_request, response) => {
+    const body = Buffer.concat([pdf, Buffer.alloc(10_500_000)]);
+    response.writeHead(200, { 'Content-Type': 'application/pdf' });
+    for (let at = 0; at < body.length && !response.destroyed; at += 256_000) {
+      const slice = body.subarray(at, at + 256_000);
+      countedBytes += slice.length;
+      if (!response.write(slice))
+        await new Promise((resolve) => response.once('drain', resolve).once('close', resolve));
+    }
+    response.end();
+  });
   server.route('/slow.pdf', (_request, response) => {
     response.writeHead(200, { 'Content-Length': String(pdf.length) });
     response.write(pdf.subarray(0, 10));
@@ -58,8 +71,25 @@ describe('batch sources', () => {
     );
     expect(error.code).toBe('source_too_large');
     expect(error.message).toMatch(
-      /^sources: together the files are 21 MB, over the 20 MB one request of the free tier may bring\. The pro tier accepts up to 200 MB\.$/,
+      /^sources: together the files are more than the 20 MB one request of the free tier may bring\. The pro tier accepts up to 200 MB\.$/,
     );
+    await workspace.dispose();
+  });
+
+  it('stops the whole batch as soon as its bytes pass the tier size limit, not after every download', async () => {
+    const workspace = new Workspace();
+    const urls = Array.from({ length: 8 }, () => server.url('/counted.pdf'));
+    const error = await failure(
+      downloadBatch(urls, ['pdf'], {
+        workspace,
+        caller: { tier: 'free' },
+        limits: { ...tiers.free, maxBatchFiles: 8 },
+      }),
+    );
+    expect(error.code).toBe('source_too_large');
+    // Eight files of 10.5 MB are 84 MB; the batch stops past 20 MB by what four sockets buffer.
+    expect(countedBytes).toBeLessThan(45_000_000);
+    expect(await readdir(await workspace.dir())).toEqual([]);
     await workspace.dispose();
   });
 
