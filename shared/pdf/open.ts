@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { type PDFContext, PDFDocument, PDFName } from 'pdf-lib';
+import { PDFCatalog, type PDFContext, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { HttpError } from '#shared/http/errors.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
 import { type PdfLimits, pdfLimits } from '#shared/pdf/limits.ts';
@@ -58,15 +58,33 @@ function checkFrame(bytes: Uint8Array): void {
 
 function versionOf(doc: PDFDocument): string {
   const header = /%PDF-(\d+\.\d+)/.exec(doc.context.header.toString())?.[1] ?? '1.4';
-  const stated = doc.catalog.get(PDFName.of('Version'));
+  // The catalog is unread when an encrypted file keeps it in an object stream.
+  const catalog: unknown = doc.catalog;
+  const stated = catalog instanceof PDFDict ? catalog.get(PDFName.of('Version')) : undefined;
   const catalogVersion =
     stated instanceof PDFName ? /^(\d+\.\d+)$/.exec(stated.decodeText())?.[1] : undefined;
   return catalogVersion && Number(catalogVersion) > Number(header) ? catalogVersion : header;
 }
 
 /**
+ * pdf-lib reaches the pages through the catalog's own accessors, which it gives only to a /Root
+ * dictionary of /Type /Catalog (as the PDF reference requires); any other /Root would fail as a
+ * TypeError at the first page read.
+ */
+function checkCatalog(doc: PDFDocument): void {
+  const catalog: unknown = doc.catalog;
+  if (!(catalog instanceof PDFCatalog)) {
+    throw new HttpError(
+      'invalid_source_file',
+      'The PDF could not be read: its document catalog (/Root) is missing or is not a /Type /Catalog dictionary.',
+    );
+  }
+}
+
+/**
  * Opens PDF bytes for any operation: frame checks (header, end marker), a parse within the limits
- * of `pdfLimits`, encryption and a safe walk of the page tree. Every failure is a 4xx HttpError.
+ * of `pdfLimits`, encryption, the catalog and a safe walk of the page tree. Every failure is a 4xx
+ * HttpError.
  */
 export async function openPdf(bytes: Uint8Array, options: OpenOptions = {}): Promise<OpenedPdf> {
   checkFrame(bytes);
@@ -82,9 +100,10 @@ export async function openPdf(bytes: Uint8Array, options: OpenOptions = {}): Pro
   const maxPages = 'maxPages' in options ? options.maxPages : pdfLimits.maxPages;
   let pageCount: number | undefined;
   try {
+    checkCatalog(doc);
     pageCount = checkPageTree(context, maxPages);
   } catch (error) {
-    // An encrypted file may keep its page tree inside encrypted object streams: nothing to read.
+    // An encrypted file may keep its catalog and page tree inside encrypted object streams: nothing to read.
     if (!encrypted) throw error;
   }
   return { doc, pageCount, encrypted, version: versionOf(doc) };

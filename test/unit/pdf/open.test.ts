@@ -180,6 +180,28 @@ describe('opening a PDF', () => {
     expect(treeOf(opened.doc).Kids()).toBeInstanceOf(PDFArray);
   });
 
+  it.each([
+    ['of another /Type', '/Type /Catalox'],
+    ['without a /Type', '/Kind /Catalog'],
+  ])('refuses a catalog %s, which pdf-lib cannot read pages through', async (_name, replacement) => {
+    const bytes = Buffer.from(await edited(() => undefined));
+    const at = bytes.indexOf('/Type /Catalog');
+    expect(at).toBeGreaterThan(0);
+    bytes.write(replacement, at, 'latin1'); // same length: the cross-reference table still holds
+    const error = await refusal(openPdf(bytes));
+    expect(error.code).toBe('invalid_source_file');
+    expect(error.message).toBe(
+      'The PDF could not be read: its document catalog (/Root) is missing or is not a /Type /Catalog dictionary.',
+    );
+  });
+
+  it('describes an encrypted file whose catalog cannot be read, without its pages', async () => {
+    const bytes = Buffer.from(await encryptedPdf());
+    bytes.write('/Type /Catalox', bytes.indexOf('/Type /Catalog'), 'latin1');
+    const opened = await openPdf(bytes, { allowEncrypted: true });
+    expect(opened).toMatchObject({ encrypted: true, pageCount: undefined, version: '1.7' });
+  });
+
   it('reads a later version from the catalog', async () => {
     const bytes = await edited((doc) => doc.catalog.set(PDFName.of('Version'), PDFName.of('2.0')));
     expect((await openPdf(bytes)).version).toBe('2.0');
