@@ -8,6 +8,7 @@ import { pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdf, pagesOf } from '#shared/pdf/open.ts';
 import { discardPdfiumAfter, loadPdfium } from '#shared/pdf/pdfium.ts';
 import { pagesOf as pagesInRanges, type RangeTerm, resolveRanges } from '#shared/pdf/ranges.ts';
+import { dpiRange } from '#shared/pdf/schemas.ts';
 import { writeZip } from '#shared/pdf/zip.ts';
 import { formatBytes } from '#shared/source/download.ts';
 import type { Workspace } from '#shared/workspace.ts';
@@ -44,18 +45,49 @@ export interface RasterizeResult {
   pages: number[];
 }
 
-/** Refuses, before anything is rendered, a page whose bitmap would be too large at this dpi. */
-function checkPixels(sizes: ReadonlyMap<number, { width: number; height: number }>, dpi: number): void {
-  for (const [page, size] of sizes) {
-    const pixels = Math.ceil((size.width * dpi) / 72) * Math.ceil((size.height * dpi) / 72);
-    if (pixels > pdfLimits.maxRenderPixels) {
-      const fittingDpi = Math.floor(72 * Math.sqrt(pdfLimits.maxRenderPixels / (size.width * size.height)));
-      throw new HttpError(
-        'validation_failed',
-        `dpi: page ${page} (${Math.round(size.width)} × ${Math.round(size.height)} pt) would be ${pixels} pixels at ${dpi} dpi, over the ${pdfLimits.maxRenderPixels} pixel limit; use a dpi of at most ${fittingDpi}.`,
-      );
-    }
+type PageSize = { width: number; height: number };
+
+const pixelsAt = (size: PageSize, dpi: number) =>
+  Math.ceil((size.width * dpi) / 72) * Math.ceil((size.height * dpi) / 72);
+
+/** The highest dpi of the allowed range at which the page stays within the pixel limit, if any. */
+function fittingDpi(size: PageSize): number | undefined {
+  const estimate = Math.floor(72 * Math.sqrt(pdfLimits.maxRenderPixels / (size.width * size.height)));
+  // Each side is rounded up to whole pixels, so the estimate may be one or two too high.
+  for (let dpi = Math.min(estimate, dpiRange.max); dpi >= dpiRange.min; dpi -= 1) {
+    if (pixelsAt(size, dpi) <= pdfLimits.maxRenderPixels) return dpi;
   }
+  return undefined;
+}
+
+/**
+ * Refuses, before anything is rendered, pages whose bitmap would be too large at this dpi: with
+ * the dpi that fits every selected page, or, for a page too large even at the lowest dpi, as a
+ * source that cannot be rendered.
+ */
+function checkPixels(sizes: ReadonlyMap<number, PageSize>, dpi: number): void {
+  const limit = pdfLimits.maxRenderPixels;
+  const tooLarge = [...sizes].filter(([, size]) => pixelsAt(size, dpi) > limit);
+  const [first] = tooLarge;
+  if (!first) return;
+  const describe = ([page, size]: [number, PageSize]) =>
+    `page ${page} (${Math.round(size.width)} × ${Math.round(size.height)} pt)`;
+  const fitting: number[] = [];
+  for (const entry of tooLarge) {
+    const fits = fittingDpi(entry[1]);
+    if (fits !== undefined) {
+      fitting.push(fits);
+      continue;
+    }
+    throw new HttpError(
+      'invalid_source_file',
+      `The PDF's ${describe(entry)} cannot be rendered: even at ${dpiRange.min} dpi, the lowest, it would be ${pixelsAt(entry[1], dpiRange.min)} pixels, over the ${limit} pixel limit. Leave it out with \`pages\`.`,
+    );
+  }
+  throw new HttpError(
+    'validation_failed',
+    `dpi: ${describe(first)} would be ${pixelsAt(first[1], dpi)} pixels at ${dpi} dpi, over the ${limit} pixel limit; use a dpi of at most ${Math.min(...fitting)}.`,
+  );
 }
 
 function encoder(format: RasterFormat, dpi: number, width: number, height: number, rgba: Uint8Array) {

@@ -48,13 +48,22 @@ export const pdfCompressBody = z.strictObject({
 });
 export type PdfCompressBody = z.infer<typeof pdfCompressBody>;
 
+/** The resolutions pages are rendered at. */
+export const dpiRange = { min: 36, max: 300 } as const;
+
 export const pdfToImageBody = z.strictObject({
   sourceUrl,
   outputFormat: z
     .enum([...pageImageFormats, 'jpeg'])
     .default('png')
     .describe('The image format of the pages; jpeg is an alias of jpg.'),
-  dpi: z.number().int().min(36).max(300).default(150).describe('Resolution: pixels per inch of the page.'),
+  dpi: z
+    .number()
+    .int()
+    .min(dpiRange.min)
+    .max(dpiRange.max)
+    .default(150)
+    .describe('Resolution: pixels per inch of the page.'),
   pages: rangeText('The pages to render').optional(),
 });
 export type PdfToImageBody = z.infer<typeof pdfToImageBody>;

@@ -7,6 +7,7 @@ import { PDF_TYPE } from '#shared/pdf/output.ts';
 import { rangeSyntax } from '#shared/pdf/ranges.ts';
 import { rasterTypes } from '#shared/pdf/rasterize.ts';
 import {
+  dpiRange,
   imageToPdfBody,
   pdfCompressBody,
   pdfInfoBody,
@@ -130,7 +131,8 @@ export const pdfRoutes: RouteSpec[] = [
       'rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several ' +
       'answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed ' +
       `${pdfLimits.maxRenderPixels / 1e6} million pixels answers 400 \`validation_failed\` naming a dpi that ` +
-      'fits, before anything is rendered. PDFs over 500 MB are not rendered (413 `source_too_large`).',
+      `fits every selected page, before anything is rendered; a page too large even at ${dpiRange.min} dpi ` +
+      'answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`).',
     body: pdfToImageBody,
     produces: [...Object.values(rasterTypes), ZIP_TYPE],
     example: { sourceUrl: samplePdf, outputFormat: 'webp', dpi: 100, pages: '1-2' },

@@ -62,6 +62,20 @@ beforeAll(async () => {
   server.serve('/pdf/locked.pdf', Buffer.from(await encryptedPdf()));
   server.serve('/pdf/long.pdf', Buffer.from(await manyPagesPdf(300)));
   server.serve('/pdf/poster.pdf', Buffer.from(await textPdf({ pages: 1, sizes: [[14_000, 10_000]] })));
+  // A small page, a poster that fits at a lower dpi, and a page too large at any dpi.
+  server.serve(
+    '/pdf/giant.pdf',
+    Buffer.from(
+      await textPdf({
+        pages: 3,
+        sizes: [
+          [300, 400],
+          [14_000, 10_000],
+          [200_000, 200_000],
+        ],
+      }),
+    ),
+  );
   server.serve(
     '/pdf/garbage.pdf',
     Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(3000, 7), Buffer.from('%%EOF')]),
@@ -171,6 +185,35 @@ describe('POST /pdf-to-image', () => {
     expect(body.message).toMatch(/^dpi: page 1 .* use a dpi of at most 38\.$/);
     const fits = await call(pdfToImage, apiEvent({ sourceUrl: server.url('/pdf/poster.pdf'), dpi: 38 }));
     expect(fits.statusCode).toBe(200);
+  });
+
+  it('names the dpi that fits every selected page', async () => {
+    const answer = await call(
+      pdfToImage,
+      apiEvent({ sourceUrl: server.url('/pdf/giant.pdf'), dpi: 150, pages: '1-2' }),
+    );
+    expect(answer.json()).toEqual({
+      error: 'validation_failed',
+      message:
+        'dpi: page 2 (14000 × 10000 pt) would be 607665278 pixels at 150 dpi, over the 40000000 pixel limit; use a dpi of at most 38.',
+    });
+  });
+
+  it('refuses a page too large at the lowest dpi as a source that cannot be rendered', async () => {
+    for (const dpi of [36, 150]) {
+      const answer = await call(pdfToImage, apiEvent({ sourceUrl: server.url('/pdf/giant.pdf'), dpi }));
+      expect(answer.statusCode).toBe(400);
+      expect(answer.json()).toEqual({
+        error: 'invalid_source_file',
+        message:
+          "The PDF's page 3 (200000 × 200000 pt) cannot be rendered: even at 36 dpi, the lowest, it would be 10000000000 pixels, over the 40000000 pixel limit. Leave it out with `pages`.",
+      });
+    }
+    const others = await call(
+      pdfToImage,
+      apiEvent({ sourceUrl: server.url('/pdf/giant.pdf'), dpi: 36, pages: '1-2' }),
+    );
+    expect(others.statusCode).toBe(200);
   });
 
   it('refuses encrypted and damaged files, and dpi out of range', async () => {
