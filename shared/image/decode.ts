@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import sharp, { type Sharp } from 'sharp';
+import sharp, { type Metadata, type Sharp } from 'sharp';
 import { decodeBmp, type Pixels } from '#shared/image/bmp.ts';
 import { animatedSources, type ImageInputFormat } from '#shared/image/formats.ts';
 import { type ImageHeader, readHeader } from '#shared/image/header.ts';
 import { decodeHeicImage } from '#shared/image/heic.ts';
 import { largestIcon } from '#shared/image/ico.ts';
 import { assertDecodable, imageLimits } from '#shared/image/limits.ts';
+import { assertIntactPngFile, assertIntactPngHeader } from '#shared/image/png-header.ts';
+import { mapNativeError } from '#shared/native-errors.ts';
 
 export interface OpenOptions {
   /** Keep every frame of a GIF or WebP animation (for targets that hold frames). */
@@ -46,9 +48,10 @@ const fromPixels = (pixels: Pixels) =>
 
 /**
  * Opens an image of any input format as a sharp pipeline: the header is read and its size and
- * frame count checked against the limits before a pixel is decoded; libvips decodes what it can,
- * BMP, ICO and HEIC are decoded by their own libraries and handed over as raw pixels. EXIF
- * orientation is applied. Colour is converted to sRGB when the pipeline is written.
+ * frame count checked against the limits, and a PNG's header checksum, before a pixel is decoded;
+ * libvips decodes what it can, BMP, ICO and HEIC are decoded by their own libraries and handed over
+ * as raw pixels. EXIF orientation is applied. Colour is converted to sRGB when the pipeline is
+ * written.
  */
 export async function openImage(
   path: string,
@@ -78,8 +81,14 @@ export async function openImage(
     if (header.pages > imageLimits.maxFrames) assertDecodable({ ...header, frames: header.pages });
     const icon = await largestIcon(await readFile(path));
     assertDecodable({ width: icon.width, height: icon.height, frames: 1 });
+    assertIntactPngHeader(icon.png, 'The PNG image inside the ICO');
     const image = sharp(icon.png, { limitInputPixels: imageLimits.maxPixels, failOn: 'error' });
-    const iconMeta = await image.metadata();
+    let iconMeta: Metadata;
+    try {
+      iconMeta = await image.metadata();
+    } catch (error) {
+      mapNativeError('sharp', error);
+    }
     return { ...base, image, width: icon.width, height: icon.height, hasAlpha: iconMeta.hasAlpha };
   }
 
@@ -97,6 +106,7 @@ export async function openImage(
   const width = Math.round(header.width * scale);
   const height = Math.round(header.height * scale);
   assertDecodable({ width, height, frames });
+  if (format === 'png') await assertIntactPngFile(path);
   const image = sharp(header.svg ?? path, {
     animated,
     failOn: 'error',
