@@ -34,6 +34,20 @@ export const nativeErrorRules: readonly NativeErrorRule[] = [
   },
   {
     engine: 'sharp',
+    // libwebp refuses the bitstream of a WebP whose header libvips could read.
+    pattern: /webp2vips: unable to read pixels/,
+    code: 'invalid_source_file',
+    message: damagedImage,
+  },
+  {
+    engine: 'sharp',
+    // libjpeg meets a frame whose quantization table no DQT segment defined.
+    pattern: /VipsJpeg: Quantization table 0x[0-9a-f]{2} was not defined/,
+    code: 'invalid_source_file',
+    message: damagedImage,
+  },
+  {
+    engine: 'sharp',
     pattern: /^Input image exceeds pixel limit/,
     code: 'invalid_source_file',
     message: 'The image declares more pixels than are decoded here (at most 100 megapixels a frame).',

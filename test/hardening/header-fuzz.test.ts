@@ -30,10 +30,6 @@ const mediaFormats: readonly string[] = [...audioFormats, ...videoFormats];
  * until fixed there (then delete the entry). Each names what happens and where the fix belongs.
  */
 const awaitingFix: Readonly<Record<string, string>> = {
-  png: 'a wrong IHDR CRC or width surfaces from sharp as "vips2png: unable to write to target" or "Unknown error", which no rule of shared/native-errors.ts maps',
-  webp: '"webp2vips: unable to read pixels" is not matched by the sharp rule (it knows "webp: unable")',
-  ico: 'shared/image/decode.ts reads the embedded PNG with sharp(...).metadata() outside mapNativeError ("Input buffer has corrupt header", "Unknown error")',
-  pdf: 'pdf-lib throws "TypeError: _this.catalog.Pages is not a function" for a catalog without a usable /Pages (shared/pdf/open.ts)',
   wav: 'ffprobe "Failed to read extradata … Cannot allocate memory" and ffmpeg "Decoder (codec none) not found" are unmapped',
   flac: 'ffprobe "invalid bps" and "Input/output error" are unmapped',
   aac: 'ffmpeg "Error applying options to the filter" (time_base 1/0) is unmapped',

@@ -49,6 +49,22 @@ const cases = {
     sharp(await halfOf('png'), { failOn: 'error' })
       .png()
       .toBuffer(),
+  'a WebP whose alpha chunk names no known compression (pixels unreadable)': async () => {
+    const webp = await sharp({
+      create: { width: 48, height: 32, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 0.5 } },
+    })
+      .webp({ quality: 80 })
+      .toBuffer();
+    const alpha = webp.indexOf('ALPH');
+    webp[alpha + 8] = 0x03; // compression method 3: only 0 (none) and 1 (lossless) exist
+    return sharp(webp, { failOn: 'error' }).raw().toBuffer();
+  },
+  'a JPEG whose quantization tables are turned into comments (table not defined)': async () => {
+    const jpeg = Buffer.from(await fixtures.pattern('jpg'));
+    const dqt = Buffer.from([0xff, 0xdb]);
+    for (let at = jpeg.indexOf(dqt); at >= 0; at = jpeg.indexOf(dqt, at + 2)) jpeg[at + 1] = 0xfe;
+    return sharp(jpeg, { failOn: 'error' }).raw().toBuffer();
+  },
   'a PNG declaring 100000 × 100000 (pixel limit)': async () => {
     const bomb = Buffer.from(await fixtures.pattern('png'));
     bomb.writeUInt32BE(100_000, 16);
