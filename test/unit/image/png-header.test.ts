@@ -48,6 +48,7 @@ const convert = (path: string, format: ImageInputFormat) =>
     { path, format },
     {
       outputFormat: 'png',
+      fit: 'inside',
       stripMetadata: true,
       animated: true,
       icoSizes: [16],
