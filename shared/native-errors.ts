@@ -102,7 +102,9 @@ export const nativeErrorRules: readonly NativeErrorRule[] = [
     message: encryptedPdf,
   },
   // ffmpeg and ffprobe: the last lines of their log (shared/media/run.ts), on a local file read with
-  // a forced demuxer. Decoding errors inside a stream are not fatal; these are the ones that are.
+  // a forced demuxer, when the tool ran and refused it (shared/media/failures.ts decides that first,
+  // and answers 400 for any refusal of ffprobe that no entry explains). Decoding errors inside a
+  // stream are not fatal; these are the ones that are.
   {
     engine: 'ffmpeg',
     pattern: /moov atom not found/,
@@ -120,6 +122,32 @@ export const nativeErrorRules: readonly NativeErrorRule[] = [
     pattern: /file:.*: End of file$/m,
     code: 'invalid_source_file',
     message: 'The source ends before its first complete frame.',
+  },
+  {
+    engine: 'ffmpeg',
+    pattern: /file:.*: Not yet implemented in FFmpeg, patches welcome$/m,
+    code: 'invalid_source_file',
+    message: 'The source uses a feature of its format that cannot be read here, or its header is damaged.',
+  },
+  // ffmpeg's fatal errors about an input stream, on a file ffprobe accepted (this ffmpeg is older
+  // than that ffprobe, and decodes where ffprobe reads headers). Each names the input stream: `input
+  // stream #0:0`, the decoded data of `stream #0:0`, or `graph_0_in_0_0`, the filter that takes in
+  // its frames with its time base, rate and channels; errors about options, encoders or the output
+  // name none of these and stay internal (shared/media/failures.ts).
+  {
+    engine: 'ffmpeg',
+    pattern: /Decoder \(codec \S+\) not found for input stream #/,
+    code: 'invalid_source_file',
+    message:
+      'A stream of the source is in a codec that cannot be decoded here, or its header names no codec.',
+  },
+  {
+    engine: 'ffmpeg',
+    pattern:
+      /Error while opening decoder for input stream #|Cannot determine format of input stream \d+:\d+ after EOF|Error while processing the decoded data for stream #|\[graph_\d+_in_\d+_\d+ @ [^\]]+\] Error applying options to the filter/,
+    code: 'invalid_source_file',
+    message:
+      'A stream of the source could not be decoded: its header states impossible parameters (channels, sample rate, time base), or no complete frame follows it.',
   },
 ];
 

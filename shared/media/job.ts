@@ -1,10 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { HttpError } from '#shared/http/errors.ts';
+import { type MediaStage, publicMediaError } from '#shared/media/failures.ts';
 import type { MediaSourceFormat } from '#shared/media/formats.ts';
-import { formatSeconds } from '#shared/media/limits.ts';
 import { type MediaInfo, probeMedia } from '#shared/media/probe.ts';
-import { type FfmpegJob, MediaTimeoutError, runFfmpeg } from '#shared/media/run.ts';
-import { mapNativeError } from '#shared/native-errors.ts';
+import { type FfmpegJob, runFfmpeg } from '#shared/media/run.ts';
 import type { TierName } from '#shared/tiers.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
@@ -35,50 +34,41 @@ export interface MediaFile {
   fileName: string;
 }
 
-export const defaultTimeouts = {
-  probeMs: 30_000,
-  convertMs: 600_000,
-  thumbnailMs: 60_000,
-} as const;
+/** How long each stage may run before its process is killed. */
+export const defaultTimeouts: Readonly<Record<MediaStage, number>> = {
+  probe: 30_000,
+  frame: 60_000,
+  conversion: 600_000,
+};
 
-/** Timeouts become 413 with advice; everything else goes through the native-error table. */
-function publicError(error: unknown, timeoutMs: number): never {
-  if (error instanceof MediaTimeoutError) {
-    throw new HttpError(
-      'media_too_long',
-      `The conversion did not finish within ${formatSeconds(timeoutMs / 1000)}; convert a shorter part (start, duration) or a smaller size.`,
-      { cause: error },
-    );
-  }
-  return mapNativeError('ffmpeg', error);
-}
-
-/** Probes the source; unreadable files answer 400 through the native-error table. */
+/** Probes the source; unreadable files answer 400 (see failures.ts). */
 export async function inspectMedia(
   input: MediaInput,
   context: Pick<MediaContext, 'signal'>,
 ): Promise<MediaInfo> {
-  const timeoutMs = defaultTimeouts.probeMs;
   try {
-    return await probeMedia(input.path, input.format, { timeoutMs, signal: context.signal });
+    return await probeMedia(input.path, input.format, {
+      timeoutMs: defaultTimeouts.probe,
+      signal: context.signal,
+    });
   } catch (error) {
     if (context.signal?.aborted) throw error;
-    return publicError(error, timeoutMs);
+    return publicMediaError(error, 'probe');
   }
 }
 
-/** Runs one ffmpeg job under the context's deadline and abort signal; the output must not be empty. */
+/** Runs one ffmpeg job under its stage's deadline (or the context's) and abort signal; the output must not be empty. */
 export async function runMediaJob(
   job: FfmpegJob,
   context: MediaContext,
-  defaultTimeoutMs: number = defaultTimeouts.convertMs,
+  stage: Exclude<MediaStage, 'probe'> = 'conversion',
 ): Promise<void> {
-  const timeoutMs = context.timeoutMs ?? defaultTimeoutMs;
+  const timeoutMs = context.timeoutMs ?? defaultTimeouts[stage];
   try {
     await runFfmpeg(job, { timeoutMs, signal: context.signal, onProgress: context.onProgress });
   } catch (error) {
     if (context.signal?.aborted) throw error;
-    return publicError(error, timeoutMs);
+    return publicMediaError(error, stage);
   }
   const size = await stat(job.output).then(
     (stats) => stats.size,

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcess, type ExecFileException, execFile } from 'node:child_process';
 import ffmpeg from 'fluent-ffmpeg';
 import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
 
@@ -42,11 +42,32 @@ export interface RunOptions {
   onProgress?: (percent: number) => void;
 }
 
+export type MediaTool = 'ffmpeg' | 'ffprobe';
+
+/**
+ * How a run that did not succeed ended, as the process showed it (not as its log words it):
+ * - `refused`: the tool ran to its end and exited non-zero: it read what it was given and said no;
+ * - `report-too-large`: ffprobe's report passed the size that is read, and it was stopped for it;
+ * - `not-started`: the binary could not be run (ENOENT, EACCES, …);
+ * - `killed`: a signal this code did not send ended it (the kernel's out-of-memory killer, …);
+ * - `unreadable-report`: ffprobe exited 0 but printed no JSON.
+ */
+export type MediaToolOutcome =
+  | 'refused'
+  | 'report-too-large'
+  | 'not-started'
+  | 'killed'
+  | 'unreadable-report';
+
 /** ffmpeg or ffprobe ended with an error; `message` carries the tail of its log, for the native-error table. */
 export class MediaToolError extends Error {
-  constructor(tool: 'ffmpeg' | 'ffprobe', detail: string, options?: { cause?: unknown }) {
+  readonly tool: MediaTool;
+  readonly outcome: MediaToolOutcome;
+  constructor(tool: MediaTool, outcome: MediaToolOutcome, detail: string, options?: { cause?: unknown }) {
     super(`${tool} failed: ${detail}`, options);
     this.name = 'MediaToolError';
+    this.tool = tool;
+    this.outcome = outcome;
   }
 }
 
@@ -76,6 +97,16 @@ function timemarkSeconds(mark: string): number | undefined {
   const match = /^(-?\d+):(\d\d):(\d\d(?:\.\d+)?)$/.exec(mark);
   if (!match) return undefined;
   return Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]);
+}
+
+/**
+ * How a failed ffmpeg process ended. Node sets these before it emits the end, so they are read
+ * the same whatever order the listeners run in; a spawn that failed has a negative exit code.
+ */
+function outcomeOf(child: ChildProcess | undefined): MediaToolOutcome {
+  if (child?.signalCode) return 'killed';
+  if (child?.exitCode && child.exitCode > 0) return 'refused';
+  return 'not-started';
 }
 
 /** Runs one ffmpeg job to completion, or kills it at the deadline or on abort. */
@@ -112,7 +143,17 @@ export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
       else resolve();
     };
 
+    // fluent-ffmpeg forgets its process before reporting the end; kept here to read how it ended.
+    let child: ChildProcess | undefined;
     command.on('start', () => {
+      child = (command as unknown as { ffmpegProc?: ChildProcess }).ffmpegProc;
+      // When the spawn fails (ENOENT, EACCES, EMFILE, …) fluent-ffmpeg's own listener reads log
+      // buffers that do not exist yet and throws, which would end the whole process and leave this
+      // promise pending; the failure is reported here instead.
+      child?.removeAllListeners('error');
+      child?.on('error', (error) => {
+        finish(new MediaToolError('ffmpeg', 'not-started', error.message, { cause: error }));
+      });
       if (stopped) command.kill('SIGKILL');
     });
     if (onProgress && job.expectedSeconds && job.expectedSeconds > 0) {
@@ -128,7 +169,11 @@ export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
       finish();
     });
     command.on('error', (error: Error, _stdout: string | null, stderr: string | null) => {
-      finish(new MediaToolError('ffmpeg', lastLines(stderr ?? '') || error.message, { cause: error }));
+      finish(
+        new MediaToolError('ffmpeg', outcomeOf(child), lastLines(stderr ?? '') || error.message, {
+          cause: error,
+        }),
+      );
     });
     command.run();
   });
@@ -138,6 +183,23 @@ export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
 export interface RawProbe {
   format?: Record<string, unknown>;
   streams?: Array<Record<string, unknown>>;
+}
+
+/** The most of ffprobe's report that is read; a real file's report is a few kilobytes. */
+const maxReportBytes = 8 * 1024 * 1024;
+
+/** execFile's error, told apart by what happened to the process. */
+function ffprobeFailure(error: ExecFileException, stderr: string, timeoutMs: number): Error {
+  // execFile kills the process itself when the report overflows, so this comes before `killed`.
+  if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
+    return new MediaToolError('ffprobe', 'report-too-large', `report over ${maxReportBytes} bytes`, {
+      cause: error,
+    });
+  }
+  if (error.killed) return new MediaTimeoutError(timeoutMs);
+  const outcome: MediaToolOutcome =
+    typeof error.code === 'number' ? 'refused' : error.signal ? 'killed' : 'not-started';
+  return new MediaToolError('ffprobe', outcome, lastLines(stderr) || error.message, { cause: error });
 }
 
 /** Runs ffprobe on a local file with a forced demuxer, killed at the deadline or on abort. */
@@ -163,18 +225,14 @@ export function runFfprobe(
     execFile(
       ffprobePath,
       args,
-      { timeout: timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: 8 * 1024 * 1024, windowsHide: true },
+      { timeout: timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: maxReportBytes, windowsHide: true },
       (error, stdout, stderr) => {
         if (signal?.aborted) return reject(signal.reason);
-        if (error) {
-          const killed = (error as { killed?: boolean }).killed;
-          if (killed) return reject(new MediaTimeoutError(timeoutMs));
-          return reject(new MediaToolError('ffprobe', lastLines(stderr) || error.message, { cause: error }));
-        }
+        if (error) return reject(ffprobeFailure(error, stderr, timeoutMs));
         try {
           resolve(JSON.parse(stdout) as RawProbe);
         } catch (cause) {
-          reject(new MediaToolError('ffprobe', 'unreadable output', { cause }));
+          reject(new MediaToolError('ffprobe', 'unreadable-report', 'output is no JSON', { cause }));
         }
       },
     );

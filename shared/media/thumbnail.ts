@@ -1,6 +1,5 @@
 import { contentTypeOf, demuxerOf, type ImageOutputFormat } from '#shared/media/formats.ts';
 import {
-  defaultTimeouts,
   inspectMedia,
   type MediaContext,
   type MediaFile,
@@ -71,7 +70,7 @@ export async function captureThumbnail(
   requireStream(info, 'video');
   assertWithinDuration(info, 'at', options.at);
   const output = await context.workspace.file(`thumbnail.${options.outputFormat}`);
-  await runMediaJob(planThumbnail(input, info, options, output), context, defaultTimeouts.thumbnailMs);
+  await runMediaJob(planThumbnail(input, info, options, output), context, 'frame');
   return {
     path: output,
     contentType: contentTypeOf[options.outputFormat],

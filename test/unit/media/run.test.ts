@@ -108,7 +108,7 @@ describe('runFfmpeg', () => {
     expect(await childMediaProcesses()).toEqual([]);
   });
 
-  it('turns a timeout into 413 media_too_long for the client', async () => {
+  it('a conversion past its deadline answers 413 media_too_long, saying no tier lifts that limit', async () => {
     const job = await realtimeJob('public-timeout.mp4');
     const error = await runMediaJob(job, {
       workspace,
@@ -118,7 +118,26 @@ describe('runFfmpeg', () => {
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(HttpError);
     expect(error).toMatchObject({ code: 'media_too_long', statusCode: 413 });
-    expect((error as Error).message).toMatch(/did not finish within 0\.3 s/);
+    const message = (error as Error).message;
+    expect(message).toMatch(
+      /did not finish within 0\.3 s, the processing time of one conversion on every tier/,
+    );
+    expect(message).toMatch(/shorter part of the source \(start, duration\)/);
+    // Not the tier's duration limit: no tier is offered, and the source's length is not blamed.
+    expect(message).not.toMatch(/\b(free|pro|enterprise)\b|lasts/);
+    expect(await childMediaProcesses()).toEqual([]);
+  });
+
+  it('capturing a frame past its deadline answers 400 invalid_source_file, suggesting an earlier time', async () => {
+    const job = await realtimeJob('frame-timeout.mp4');
+    const error = await runMediaJob(
+      job,
+      { workspace, tier: 'free', maxMediaSeconds: 120, timeoutMs: 300 },
+      'frame',
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toMatchObject({ code: 'invalid_source_file', statusCode: 400 });
+    expect((error as Error).message).toMatch(/No frame could be decoded within 0\.3 s.*earlier time \(at\)/);
     expect(await childMediaProcesses()).toEqual([]);
   });
 });
