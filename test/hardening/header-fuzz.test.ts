@@ -29,13 +29,7 @@ const mediaFormats: readonly string[] = [...audioFormats, ...videoFormats];
  * Formats whose rewritten headers still reach a 500 in code this suite does not own; left out
  * until fixed there (then delete the entry). Each names what happens and where the fix belongs.
  */
-const awaitingFix: Readonly<Record<string, string>> = {
-  wav: 'ffprobe "Failed to read extradata … Cannot allocate memory" and ffmpeg "Decoder (codec none) not found" are unmapped',
-  flac: 'ffprobe "invalid bps" and "Input/output error" are unmapped',
-  aac: 'ffmpeg "Error applying options to the filter" (time_base 1/0) is unmapped',
-  mkv: 'ffprobe "Not yet implemented in FFmpeg, patches welcome" is unmapped',
-  webm: 'ffprobe "Not yet implemented in FFmpeg, patches welcome" is unmapped',
-};
+const awaitingFix: Readonly<Record<string, string>> = {};
 
 const fixtures = new FixtureServer();
 const tmp = new PrivateTmp();

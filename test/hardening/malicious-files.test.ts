@@ -36,18 +36,7 @@ const CALL_MS = 30_000;
  * entry and the specimen runs again on that route).
  */
 const awaitingFix: ReadonlyArray<{ routes: (route: RouteSpec) => boolean; specimen: string; what: string }> =
-  [
-    {
-      routes: (route) => route.path === '/audio-convert',
-      specimen: 'aac, only its first 32 bytes',
-      what: '500: ffmpeg cannot configure its filter graph (time_base 1/0); no native-error rule matches',
-    },
-    {
-      routes: (route) => route.path === '/audio-convert' || route.path === '/media-info',
-      specimen: 'flac, only its first 32 bytes',
-      what: '500: ffprobe ends with "Input/output error"; no native-error rule matches',
-    },
-  ];
+  [];
 
 const isAwaitingFix = (route: RouteSpec, specimen: Specimen) =>
   awaitingFix.some((entry) => entry.routes(route) && entry.specimen === specimen.name);
