@@ -37,7 +37,8 @@ const sourceRules =
 
 const tierLength =
   'A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 ' +
-  '`media_too_long` before any work starts; so is a conversion that does not finish within its time limit.';
+  '`media_too_long` before any work starts. So is a conversion that does not finish within 10 minutes, a ' +
+  'processing limit that is the same on every tier (its message says so): convert a shorter part.';
 
 const typesOf = (formats: readonly (keyof typeof contentTypeOf)[]) =>
   formats.map((format) => contentTypeOf[format]);
