@@ -1,24 +1,15 @@
 /** Type declarations for the pure JS/WASM codecs the image suite uses that ship none. */
 
-declare module 'heic-decode' {
-  interface DecodedHeic {
-    width: number;
-    height: number;
-    /** RGBA, 8 bits a channel, row by row. */
-    data: Uint8ClampedArray;
+declare module 'libheif-js/libheif-wasm/libheif-bundle.js' {
+  import type { MainModule } from 'libheif-js/libheif-wasm/libheif.js';
+
+  /** Emscripten's module options: `print` and `printErr` take what the C code writes to stdout and stderr. */
+  interface ModuleOptions {
+    print?: (text: string) => void;
+    printErr?: (text: string) => void;
   }
-  interface HeicImage {
-    width: number;
-    height: number;
-    decode(): Promise<DecodedHeic>;
-  }
-  interface DecodeHeic {
-    (input: { buffer: Uint8Array }): Promise<DecodedHeic>;
-    /** Every top-level image, read from the container without decoding pixels. */
-    all(input: { buffer: Uint8Array }): Promise<HeicImage[] & { dispose(): void }>;
-  }
-  const decode: DecodeHeic;
-  export default decode;
+  /** libheif with its WebAssembly inlined, instantiated synchronously. */
+  export default function instantiate(options?: ModuleOptions): MainModule;
 }
 
 declare module 'imagetracerjs' {
