@@ -17,13 +17,15 @@ const damaged = (cause: unknown) =>
 let library: Promise<MainModule> | undefined;
 
 function loadLibheif(): Promise<MainModule> {
-  library ??= import('libheif-js/libheif-wasm/libheif-bundle.js').then(({ default: instantiate }) => {
-    const print = (text: string) => log('debug', 'libheif output', { text });
-    return instantiate({ print, printErr: print });
-  });
-  library.catch(() => {
-    library = undefined;
-  });
+  library ??= import('libheif-js/libheif-wasm/libheif-bundle.js')
+    .then(({ default: instantiate }) => {
+      const print = (text: string) => log('debug', 'libheif output', { text });
+      return instantiate({ print, printErr: print });
+    })
+    .catch((error: unknown) => {
+      library = undefined;
+      throw error;
+    });
   return library;
 }
 
