@@ -122,11 +122,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     const { handler } = await loadHandler(found.route.function);
     const timeoutMs = found.route.kind === 'file' ? 900_000 : 29_000;
     const result = await invokeHandler(handler, event, lambdaContext(found.route.function, timeoutMs));
-    response.writeHead(result.statusCode, result.headers);
     if (Buffer.isBuffer(result.body)) {
+      response.writeHead(result.statusCode, { ...result.headers, 'Content-Length': result.body.length });
       response.end(result.body);
       return;
     }
+    response.writeHead(result.statusCode, result.headers);
     await pipeline(result.body, response).catch(() => response.destroy());
   }
 

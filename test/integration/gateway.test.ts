@@ -18,7 +18,9 @@ describe('the local gateway (npm start) over real HTTP', () => {
       { 'X-Forwarded-For': '1.2.3.4' },
     );
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ slug: 'hello-world' });
+    const body = await response.text();
+    expect(JSON.parse(body)).toEqual({ slug: 'hello-world' });
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
     expect(response.headers.get('ratelimit-policy')).toBe('"free";q=10;w=60');

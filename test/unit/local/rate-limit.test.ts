@@ -16,6 +16,20 @@ describe('sliding 60 s window', () => {
     expect(limiter.take('ip:a', 3)).toMatchObject({ allowed: true, remaining: 0 });
   });
 
+  it('keeps counting right for a high limit while old hits expire and are dropped', () => {
+    let now = 0;
+    const limiter = new SlidingWindowLimiter(() => now);
+    for (let i = 0; i < 3000; i += 1) {
+      limiter.take('key:a', 5000);
+      now += 10; // 3000 hits over 30 s
+    }
+    expect(limiter.peek('key:a', 5000)).toMatchObject({ remaining: 2000, resetSeconds: 30 });
+    now = 79_995; // the first 2000 hits (0–19.99 s) have left the window
+    expect(limiter.take('key:a', 5000)).toMatchObject({ allowed: true, remaining: 3999, resetSeconds: 1 });
+    now = 200_000;
+    expect(limiter.take('key:a', 5000)).toMatchObject({ allowed: true, remaining: 4999, resetSeconds: 60 });
+  });
+
   it('forgets idle callers on sweep', () => {
     let now = 0;
     const limiter = new SlidingWindowLimiter(() => now);
