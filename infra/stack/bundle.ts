@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { copyPackages, directorySize } from '../../layers/copy-packages.ts';
 
@@ -75,7 +75,15 @@ export const commonJsGlobals = [
   'const __dirname = __pathDirname(__filename);',
 ].join(' ');
 
-/** Turns every import of an unbundled package into a run-time `require`, left to Node's lookup. */
+/**
+ * Built-in modules loaded with `require` rather than an ES import. Node's ES module facade of
+ * node:http reads every export once, and three of them (WebSocket, CloseEvent, MessageEvent) load
+ * undici on first read: some 35 ms of every function's init for a `STATUS_CODES` (@middy/util).
+ * Required, only the properties used are read.
+ */
+const requiredBuiltins = ['node:http'];
+
+/** Turns every import of these packages into a run-time `require`, left to Node's lookup. */
 function requireAtRunTime(packages: readonly string[]): Plugin {
   const namespace = 'require-at-run-time';
   const filter = new RegExp(`^(${packages.map(escapeRegExp).join('|')})(/.*)?$`);
@@ -88,6 +96,31 @@ function requireAtRunTime(packages: readonly string[]): Plugin {
       esbuild.onLoad({ filter: /.*/, namespace }, (args) => ({
         contents: `module.exports = require(${JSON.stringify(args.path)});`,
         loader: 'js',
+      }));
+    },
+  };
+}
+
+/**
+ * zod re-exports the messages of every language it knows through its `z` namespace
+ * (`z.locales`), about 260 KB minified, and esbuild cannot drop what a namespace object reaches.
+ * The service answers in English only (zod loads English itself), so zod's locale index is
+ * bundled as English alone: half of a text function's bundle, and of its parse time at init.
+ */
+function englishOnlyZodLocales(): Plugin {
+  const namespace = 'zod-english-locales';
+  return {
+    name: namespace,
+    setup(esbuild) {
+      esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+          ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace }
+          : undefined,
+      );
+      esbuild.onLoad({ filter: /.*/, namespace }, (args) => ({
+        contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+        loader: 'js',
+        resolveDir: dirname(args.path),
       }));
     },
   };
@@ -128,7 +161,7 @@ export async function bundleFunctions(options: {
     logLevel: 'silent',
     legalComments: 'none',
     banner: { js: commonJsGlobals },
-    plugins: [requireAtRunTime(Object.keys(unbundled))],
+    plugins: [requireAtRunTime([...Object.keys(unbundled), ...requiredBuiltins]), englishOnlyZodLocales()],
   });
 
   const nameOfEntry = new Map(

@@ -36,6 +36,8 @@ const probes: Record<string, string> = {
   'nested/probe': `export const handler = async () => ({ nested: true });`,
   // The real handler: HEIC decoding (libheif-js) reads __dirname, which an ES module lacks.
   'image-convert': `export { handler } from '#functions/image-convert/handler.ts';`,
+  // A text function: zod with its English messages only.
+  slugify: `export { handler } from '#functions/slugify/handler.ts';`,
 };
 
 let probeRoot: string;
@@ -180,6 +182,19 @@ describe('function bundles', () => {
     // The banner makes them, as CommonJS would, for the bundle's own file.
     const code = readFileSync(join(bundles.get('image-convert')!.dir, 'index.mjs'), 'utf8');
     expect(code.slice(0, code.indexOf('\n'))).toMatch(/const __filename\s*=.*const __dirname\s*=/);
+  });
+
+  it("keeps a text function small and quick to load: zod's English messages only, node:http required", async () => {
+    const code = readFileSync(join(bundles.get('slugify')!.dir, 'index.mjs'), 'utf8');
+    expect(Buffer.byteLength(code)).toBeLessThan(300 * 1024);
+    // node:http is required, not imported: its ES module facade would load undici at init.
+    expect(code).not.toMatch(/from\s*"node:http"/);
+    const answer = await invokeApi('slugify', apiEvent({ text: 42 }));
+    expect(answer.statusCode).toBe(400);
+    expect(JSON.parse(answer.body.toString('utf8'))).toEqual({
+      error: 'validation_failed',
+      message: expect.stringMatching(/^text: Invalid input: expected string, received number/),
+    });
   });
 
   it('gives no layer to a function that needs none', () => {
