@@ -30,8 +30,8 @@ const LARGE = 4_000_000;
  * Applies the encoder settings for one target. The choices: mozjpeg for JPEG (trellis
  * quantisation, progressive scans, 4:4:4 chroma at high quality); PNG with adaptive filtering, or a
  * libimagequant palette when the source has one or a quality is asked; WebP and AVIF at an effort
- * that fits a Lambda's seconds (lower for large images); GIF with libimagequant dithering; TIFF
- * lossless (deflate with a horizontal predictor).
+ * that fits a Lambda's seconds (lower for large images, and WebP without sharp YUV there); GIF
+ * with libimagequant dithering; TIFF lossless (deflate with a horizontal predictor).
  */
 export function withEncoder(image: Sharp, target: SharpTarget, settings: EncodeSettings): Sharp {
   const thorough = settings.effort === 'thorough';
@@ -59,7 +59,8 @@ export function withEncoder(image: Sharp, target: SharpTarget, settings: EncodeS
       return out.webp({
         quality: quality ?? defaultQuality.webp,
         lossless: lossless === true,
-        smartSubsample: true,
+        // Sharp YUV conversion keeps colour edges crisp but doubles the encode time: not for large images.
+        smartSubsample: !large,
         effort: large ? 3 : thorough ? 6 : 4,
       });
     case 'avif':
