@@ -1,0 +1,80 @@
+/**
+ * Baselines for the text routes, each a plain node:http server started in its own process by the
+ * text benchmark (it prints its port):
+ *   bare-text-server.ts bare      the same work as /slugify and /hash (parse the JSON body, call
+ *                                 the same function, answer JSON), with none of our layers
+ *   bare-text-server.ts handler   the routes' Lambda handlers (middy stack, zod, logging) invoked
+ *                                 directly, without the gateway's emulation of API Gateway
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hashText } from '#shared/text/hash.ts';
+import type { HashAlgorithm } from '#shared/text/schemas.ts';
+import { slugify } from '#shared/text/slugify.ts';
+import { installAwsLambdaGlobal } from '../../infra/local/awslambda.ts';
+import { invokeHandler } from '../../infra/local/invoke.ts';
+import { apiEvent, lambdaContext } from '../../test/support/lambda.ts';
+
+type Answer = { status: number; headers: Record<string, string | string[]>; body: string | Buffer };
+
+const bare: Record<string, (body: string) => Promise<Answer>> = {
+  '/slugify': async (body) => {
+    const { text } = JSON.parse(body) as { text: string };
+    return json({ slug: slugify(text, { separator: '-', lowercase: true }) });
+  },
+  '/hash': async (body) => {
+    const { text, algorithm = 'sha256' } = JSON.parse(body) as { text: string; algorithm?: HashAlgorithm };
+    return json({ algorithm, encoding: 'hex', hash: hashText(text, algorithm, 'hex') });
+  },
+};
+
+function json(value: unknown): Answer {
+  return {
+    status: 200,
+    headers: { 'Content-Type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(value),
+  };
+}
+
+async function handlers(): Promise<Record<string, (body: string) => Promise<Answer>>> {
+  installAwsLambdaGlobal();
+  const context = lambdaContext();
+  const routes: Record<string, (body: string) => Promise<Answer>> = {};
+  for (const name of ['slugify', 'hash']) {
+    const { handler } = (await import(`../../functions/${name}/handler.ts`)) as { handler: unknown };
+    routes[`/${name}`] = async (body) => {
+      const result = await invokeHandler(
+        handler,
+        apiEvent(body, { tier: 'enterprise', path: `/${name}` }),
+        context,
+      );
+      return { status: result.statusCode, headers: result.headers, body: result.body as Buffer };
+    };
+  }
+  return routes;
+}
+
+const work = process.argv[2] === 'handler' ? await handlers() : bare;
+
+const server = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    const route = work[request.url ?? ''];
+    if (!route) {
+      response.writeHead(404).end();
+      return;
+    }
+    void route(Buffer.concat(chunks).toString('utf8')).then((answer) => {
+      response.writeHead(answer.status, {
+        ...answer.headers,
+        'Content-Length': Buffer.byteLength(answer.body),
+      });
+      response.end(answer.body);
+    });
+  });
+});
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`PORT ${(server.address() as AddressInfo).port}\n`);
+});
+process.once('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,0 +1,56 @@
+/**
+ * One cold start, in a fresh process started by the cold-start benchmark:
+ *   cold-child.ts handler <bundle index.mjs> [<request JSON>]   import a function bundle, then call it twice
+ *   cold-child.ts sharp | pdfium                                load one engine alone
+ * Prints one line `COLD <JSON>` with the milliseconds measured.
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { installAwsLambdaGlobal } from '../../infra/local/awslambda.ts';
+import { apiEvent, call } from '../../test/support/lambda.ts';
+
+interface Request {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+}
+
+const report = (fields: Record<string, unknown>) => process.stdout.write(`COLD ${JSON.stringify(fields)}\n`);
+const since = (start: number) => performance.now() - start;
+const [mode, bundle, requestJson] = process.argv.slice(2);
+const require = createRequire(import.meta.url);
+
+if (mode === 'sharp') {
+  const start = performance.now();
+  require('sharp');
+  report({ loadMs: since(start) });
+} else if (mode === 'pdfium') {
+  const start = performance.now();
+  const { PDFiumLibrary } = require('@hyzyla/pdfium') as typeof import('@hyzyla/pdfium');
+  const importMs = since(start);
+  const init = performance.now();
+  await PDFiumLibrary.init();
+  report({ importMs, initMs: since(init) });
+} else if (mode === 'handler' && bundle) {
+  installAwsLambdaGlobal();
+  const start = performance.now();
+  const { handler } = (await import(pathToFileURL(bundle).href)) as { handler: unknown };
+  const importMs = since(start);
+  if (!requestJson) {
+    report({ importMs });
+  } else {
+    const request = JSON.parse(requestJson) as Request;
+    const event = () =>
+      apiEvent(request.body, { method: request.method, path: request.path, tier: 'enterprise' });
+    const first = performance.now();
+    const answer = await call(handler, event());
+    const firstCallMs = since(first);
+    const second = performance.now();
+    await call(handler, event());
+    report({ importMs, firstCallMs, secondCallMs: since(second), status: answer.statusCode });
+  }
+} else {
+  throw new Error('usage: cold-child.ts handler <bundle> [<request JSON>] | sharp | pdfium');
+}
+// Handlers may leave keep-alive sockets or timers behind; the measurement is done.
+process.exit(0);

@@ -1,0 +1,205 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type RouteSpec, routes } from '#shared/routes.ts';
+import { bundleFolder, bundleFunctions } from '../../infra/stack/bundle.ts';
+import { type BenchContext, workFile } from './context.ts';
+import { writeClip, writePhoto, writeReport } from './inputs.ts';
+import { formatMs, median } from './measure.ts';
+import { runTool } from './processes.ts';
+import type { Budget, SectionResult } from './report.ts';
+
+/**
+ * Cold starts of the bundles that ship to Lambda (infra/stack/bundle.ts): their size, and in a
+ * fresh process per run the module's import, its first call and a second one. sharp (native addon)
+ * and pdfium (WebAssembly) are also loaded alone.
+ */
+
+const textFunctions = ['slugify', 'hash', 'encode', 'decode', 'text-case', 'text-stats'];
+
+interface ColdRun {
+  importMs: number;
+  firstCallMs?: number;
+  secondCallMs?: number;
+  status?: number;
+  loadMs?: number;
+  initMs?: number;
+}
+
+type LocalFiles = Record<'image' | 'pdf' | 'media', string>;
+
+/** The route's example body with its remote sources replaced by local ones of the same kind. */
+function localBody(route: RouteSpec, files: LocalFiles): unknown {
+  const example = route.example;
+  if (typeof example !== 'object' || example === null) return example;
+  const kind = route.tag === 'PDF' ? 'pdf' : route.tag === 'Media' ? 'media' : 'image';
+  const body = { ...(example as Record<string, unknown>) };
+  if ('sourceUrl' in body) body.sourceUrl = files[kind];
+  if (Array.isArray(body.sources)) {
+    // image-to-pdf takes images, pdf-merge PDFs.
+    body.sources = body.sources.map(() => files[route.function === 'image-to-pdf' ? 'image' : kind]);
+  }
+  return body;
+}
+
+export async function benchColdStart(context: BenchContext): Promise<SectionResult> {
+  const names = [...new Set(routes.map((route) => route.function)), 'authorizer'].sort();
+  const outDir = workFile(context, 'bundles');
+  const bundles = await bundleFunctions({ rootDir: context.rootDir, outDir, names });
+
+  const image = workFile(context, 'cold-photo.jpg');
+  const pdf = workFile(context, 'cold-report.pdf');
+  const media = workFile(context, 'cold-clip.mp4');
+  await writePhoto(image, 1200, 800);
+  await writeReport(pdf, 8);
+  await writeClip(media, 4);
+  const files = {
+    image: context.sources.add(image),
+    pdf: context.sources.add(pdf),
+    media: context.sources.add(media),
+  };
+
+  const env = {
+    ...process.env,
+    // As deployed: source maps on, and the sharp layer's node_modules on NODE_PATH.
+    NODE_OPTIONS: '--enable-source-maps',
+    NODE_PATH: join(context.rootDir, 'node_modules'),
+    SOURCE_ALLOW_PRIVATE: 'true',
+    LOG_LEVEL: 'silent',
+    // What the stack sets: the authorizer's deployment name and a region for the AWS clients.
+    API_KEY_DEPLOYMENT: 'bench',
+    AWS_REGION: 'us-east-1',
+  };
+  const child = async (args: string[]): Promise<ColdRun> => {
+    const { stdout } = await runTool(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', 'scripts/bench/cold-child.ts', ...args],
+      { cwd: context.rootDir, env },
+    );
+    const line = stdout.split('\n').find((text) => text.startsWith('COLD '));
+    if (!line) throw new Error(`no measurement from cold-child ${args[0]}: ${stdout.slice(-300)}`);
+    return JSON.parse(line.slice(5)) as ColdRun;
+  };
+  const runs = context.quick ? 3 : 5;
+  const repeat = async (args: string[]) => {
+    const results: ColdRun[] = [];
+    for (let run = 0; run < runs; run += 1) results.push(await child(args));
+    return results;
+  };
+  const med = (results: ColdRun[], field: keyof ColdRun) => {
+    const values = results.map((result) => result[field]).filter((value) => value !== undefined);
+    return values.length > 0 ? median(values) : Number.NaN;
+  };
+
+  const rows: string[][] = [];
+  const importTimes = new Map<string, number>();
+  for (const name of names) {
+    const bundle = bundles.get(name)!;
+    const code = (await stat(join(outDir, bundleFolder(name), 'index.mjs'))).size;
+    const route = routes.find((entry) => entry.function === name);
+    const callable =
+      route && !route.path.includes('{') && (route.method === 'GET' || route.example !== undefined);
+    const request = callable
+      ? JSON.stringify({
+          method: route.method,
+          path: route.path,
+          body: localBody(route, files),
+        })
+      : undefined;
+    let results: ColdRun[];
+    try {
+      results = await repeat(['handler', join(bundle.dir, 'index.mjs'), ...(request ? [request] : [])]);
+    } catch (error) {
+      rows.push([
+        name,
+        `${Math.round(code / 1024)} KB`,
+        '—',
+        '—',
+        `failed: ${String(error).slice(0, 120)}`,
+        '—',
+        '—',
+      ]);
+      continue;
+    }
+    const failed = results.find((result) => result.status !== undefined && result.status !== 200);
+    importTimes.set(name, med(results, 'importMs'));
+    rows.push([
+      name,
+      `${Math.round(code / 1024)} KB`,
+      `${Math.round(bundle.sizeBytes / 1024)} KB`,
+      bundle.layers.join(', ') || '—',
+      formatMs(med(results, 'importMs')),
+      request ? `${formatMs(med(results, 'firstCallMs'))}${failed ? ` (HTTP ${failed.status})` : ''}` : '—',
+      request ? formatMs(med(results, 'secondCallMs')) : '—',
+    ]);
+  }
+
+  const sharpRuns = await repeat(['sharp']);
+  const pdfiumRuns = await repeat(['pdfium']);
+  const emptyStarts: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    emptyStarts.push((await runTool(process.execPath, ['-e', ''], { env })).ms);
+  }
+
+  const textSizes = textFunctions.map(async (name) => ({
+    name,
+    bytes: (await stat(join(outDir, bundleFolder(name), 'index.mjs'))).size,
+  }));
+  const largestText = (await Promise.all(textSizes)).sort((a, b) => b.bytes - a.bytes)[0]!;
+  const slowestText = textFunctions
+    .map((name) => ({ name, ms: importTimes.get(name)! }))
+    .sort((a, b) => b.ms - a.ms)[0]!;
+  const budgets: Budget[] = [
+    {
+      name: 'Text function bundle',
+      target: '≤ 300 KB (index.mjs)',
+      measured: `${Math.round(largestText.bytes / 1024)} KB (largest: ${largestText.name})`,
+      met: largestText.bytes <= 300 * 1024,
+    },
+    {
+      name: 'Text function module init',
+      target: '≤ 100 ms (import, fresh process)',
+      measured: `${formatMs(slowestText.ms)} (slowest: ${slowestText.name})`,
+      met: slowestText.ms <= 100,
+    },
+  ];
+
+  return {
+    title: 'Cold start',
+    tables: [
+      {
+        caption: `Bundles and module initialisation, median of ${runs} fresh processes each`,
+        head: [
+          'Function',
+          'index.mjs',
+          'Folder (with map, packages)',
+          'Layers',
+          'Import',
+          'First call',
+          'Second call',
+        ],
+        rows,
+      },
+      {
+        caption: `Engines loaded alone, median of ${runs} fresh processes`,
+        head: ['What', 'Time'],
+        rows: [
+          ['Node start and exit (no module)', formatMs(median(emptyStarts))],
+          ['sharp: require (native addon, libvips)', formatMs(med(sharpRuns, 'loadMs'))],
+          ['pdfium: require (JS)', formatMs(med(pdfiumRuns, 'importMs'))],
+          [
+            'pdfium: PDFiumLibrary.init (WebAssembly compile and instantiate)',
+            formatMs(med(pdfiumRuns, 'initMs')),
+          ],
+        ],
+      },
+    ],
+    budgets,
+    notes: [
+      'Import is the module evaluation Lambda runs at init (NODE_OPTIONS=--enable-source-maps as deployed; sharp ' +
+        'from NODE_PATH as from its layer). First call: one request on a small local source (a 1200 × 800 JPEG, an 8-page ' +
+        'PDF, a 4 s clip) through the same handler, including lazy loads such as pdfium; routes with a path ' +
+        'parameter or the authorizer are imported only. The folder is what is zipped: code, source map and the ' +
+        'packages copied next to it.',
+    ],
+  };
+}

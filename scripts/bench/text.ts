@@ -1,0 +1,146 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { BenchContext } from './context.ts';
+import { buildRequest, hammer, type LoadResult } from './load-client.ts';
+import { formatRatio, median, pairedRatio } from './measure.ts';
+import { cpuTimeMs } from './processes.ts';
+import type { SectionResult } from './report.ts';
+import { BENCH_KEY } from './service.ts';
+
+/**
+ * Text routes through the local gateway against a bare node:http server doing the same work, and
+ * against node:http calling our Lambda handlers directly (the gateway's share, apart).
+ */
+
+const CONNECTIONS = 16;
+
+const cases = [
+  { path: '/slugify', body: { text: 'Héllo Wörld! Ünïcode text for a benchmark, with some punctuation…' } },
+  { path: '/hash', body: { text: 'The quick brown fox jumps over the lazy dog', algorithm: 'sha256' } },
+];
+
+interface Server {
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startBaseline(rootDir: string, mode: 'bare' | 'handler'): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=ExperimentalWarning', 'scripts/bench/bare-text-server.ts', mode],
+    { cwd: rootDir, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /PORT (\d+)/.exec(output);
+      if (found) resolve(Number(found[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`baseline server exited with ${code}`)));
+  });
+  // The handlers log a line per request: read and dropped, as the gateway's are.
+  child.stdout.removeAllListeners('data');
+  child.stdout.resume();
+  return {
+    port,
+    pid: child.pid!,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+interface Run extends LoadResult {
+  /** Server CPU time per answered request, in microseconds. */
+  cpuMicros: number;
+}
+
+async function load(server: Pick<Server, 'port' | 'pid'>, request: Buffer, durationMs: number): Promise<Run> {
+  const before = await cpuTimeMs(server.pid);
+  const result = await hammer({ port: server.port, request, connections: CONNECTIONS, durationMs });
+  const cpuMicros = ((await cpuTimeMs(server.pid)) - before) * (1000 / result.requests);
+  return { ...result, cpuMicros };
+}
+
+export async function benchText(context: BenchContext): Promise<SectionResult> {
+  const servers = {
+    gateway: { port: context.service.port, pid: context.service.pid, label: 'service (local gateway)' },
+    handler: {
+      ...(await startBaseline(context.rootDir, 'handler')),
+      label: 'node:http → our handler, no gateway',
+    },
+    bare: { ...(await startBaseline(context.rootDir, 'bare')), label: 'bare node:http, same work' },
+  };
+  const seconds = context.quick ? 2 : 3;
+  const rows: string[][] = [];
+  const ratios: number[] = [];
+  try {
+    for (const { path, body } of cases) {
+      const requests = {
+        gateway: buildRequest(path, body, { 'x-api-key': BENCH_KEY }),
+        handler: buildRequest(path, body),
+        bare: buildRequest(path, body),
+      };
+      const names = ['gateway', 'handler', 'bare'] as const;
+      const runs: Record<(typeof names)[number], Run[]> = { gateway: [], handler: [], bare: [] };
+      // Warm-up: handlers loaded, JIT settled.
+      for (const name of names) await load(servers[name], requests[name], 1000);
+      for (let round = 0; round < context.runs; round += 1) {
+        for (let turn = 0; turn < names.length; turn += 1) {
+          const name = names[(round + turn) % names.length]!;
+          runs[name].push(await load(servers[name], requests[name], seconds * 1000));
+        }
+      }
+      const failures = Object.values(runs)
+        .flat()
+        .reduce((sum, run) => sum + run.failures, 0);
+      if (failures > 0) throw new Error(`${path}: ${failures} answers were not 200`);
+      const rates = (name: (typeof names)[number]) => runs[name].map((run) => run.requestsPerSecond);
+      const ratio = pairedRatio(rates('gateway'), rates('bare'));
+      ratios.push(ratio);
+      for (const name of names) {
+        const of = (field: keyof Run) => median(runs[name].map((run) => run[field]));
+        rows.push([
+          path,
+          servers[name].label,
+          `${Math.round(of('requestsPerSecond'))}`,
+          name === 'bare' ? '1.00×' : formatRatio(pairedRatio(rates(name), rates('bare'))),
+          `${of('p50Ms').toFixed(2)} / ${of('p99Ms').toFixed(1)} ms`,
+          `${Math.round(of('cpuMicros'))} µs`,
+        ]);
+      }
+    }
+  } finally {
+    await servers.handler.stop();
+    await servers.bare.stop();
+  }
+  const worst = Math.min(...ratios);
+  return {
+    title: 'Text routes',
+    tables: [
+      {
+        caption: `Requests per second, ${CONNECTIONS} keep-alive connections, median of ${context.runs} runs of ${seconds} s`,
+        head: ['Route', 'Server', 'Requests/s', 'vs bare', 'Latency p50 / p99', 'Server CPU per request'],
+        rows,
+      },
+    ],
+    budgets: [
+      {
+        name: 'Text routes throughput',
+        target: '≥ 60 % of bare node:http',
+        measured: `${Math.round(worst * 100)} % (lowest of ${cases.map((entry) => entry.path).join(', ')})`,
+        met: worst >= 0.6,
+      },
+    ],
+    notes: [
+      'Per request the gateway does what API Gateway and Lambda do: route match, authorizer (API key), rate limit, ' +
+        'a proxy event with the body base64-encoded; the handler runs the middy stack (request id, content-type and ' +
+        'size guards, JSON parsing, zod validation, CORS, error mapping) and writes one JSON log line. The load ' +
+        'client runs on the same cores; CPU per request is read from /proc and is steadier than the rate on a ' +
+        'shared machine.',
+    ],
+  };
+}
