@@ -201,7 +201,7 @@ export async function benchMemory(context: BenchContext): Promise<SectionResult>
     tables: [
       {
         caption:
-          'Peak resident memory per operation (service: the gateway process, its growth over the idle process in brackets, and the largest ffmpeg/ffprobe it started)',
+          'Peak resident memory per operation (service: the gateway process, its growth during the request in brackets, and the largest ffmpeg or ffprobe it started)',
         head: ['Input', 'Operation', 'Contender', 'Time', 'Peak RSS', 'Peak RSS of ffmpeg'],
         rows,
       },
