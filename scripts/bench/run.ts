@@ -49,12 +49,9 @@ if (unknown.length > 0) {
 }
 
 const rootDir = fileURLToPath(new URL('../../', import.meta.url));
-const workDir = await mkdtemp(join(tmpdir(), 'bench-'));
-const removeWork = () => rm(workDir, { recursive: true, force: true });
-process.once('SIGINT', () => void removeWork().finally(() => process.exit(130)));
-
 const quick = args.quick === true;
 const runs = args.runs ? Number(args.runs) : quick ? 3 : 5;
+if (!(Number.isInteger(runs) && runs > 0)) throw new Error('--runs must be a positive whole number');
 const print = (text: string) => process.stdout.write(`${text}\n`);
 
 const tools = await findTools();
@@ -62,8 +59,15 @@ const startedAt = new Date();
 print(`# Benchmark run${quick ? ' (quick)' : ''}\n`);
 print(await describeMachine(tools, startedAt));
 
+const workDir = await mkdtemp(join(tmpdir(), 'bench-'));
+const removeWork = () => rm(workDir, { recursive: true, force: true });
+process.once('SIGINT', () => void removeWork().finally(() => process.exit(130)));
 const sources = await startSourceServer();
-const service = await startService(rootDir);
+const service = await startService(rootDir).catch(async (error: unknown) => {
+  await sources.stop();
+  await removeWork();
+  throw error;
+});
 const context: BenchContext = { quick, runs, rootDir, workDir, tools, sources, service };
 const results: SectionResult[] = [];
 const budgets: Budget[] = [];
