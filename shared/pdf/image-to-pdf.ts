@@ -9,6 +9,7 @@ import {
   pushGraphicsState,
 } from 'pdf-lib';
 import sharp, { type Metadata } from 'sharp';
+import type { pdfPageSizes } from '#shared/formats.ts';
 import { decodeToPng } from '#shared/image/decode-to-png.ts';
 import { assertDecodable } from '#shared/image/limits.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
@@ -18,27 +19,13 @@ import { inField } from '#shared/pdf/sources.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
-export const pageSizes = ['fit', 'a4', 'letter'] as const;
-export type PageSize = (typeof pageSizes)[number];
+type PageSize = (typeof pdfPageSizes)[number];
 
 /** Portrait sizes in points; a landscape image gets the landscape page. */
 const paperSizes: Record<Exclude<PageSize, 'fit'>, [number, number]> = {
   a4: [595.28, 841.89],
   letter: [612, 792],
 };
-
-export const imageInputFormats = [
-  'jpg',
-  'png',
-  'webp',
-  'avif',
-  'heic',
-  'svg',
-  'gif',
-  'tiff',
-  'bmp',
-  'ico',
-] as const;
 
 /** Photographic formats become JPEG in the PDF (unless they carry transparency); the rest stay lossless. */
 const photographic: ReadonlySet<SourceFormat> = new Set(['jpg', 'webp', 'avif', 'heic']);

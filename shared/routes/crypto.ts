@@ -22,7 +22,7 @@ import {
   uuidBody,
   uuidResult,
 } from '#shared/crypto/schemas.ts';
-import type { RouteSpec } from '#shared/routes/types.ts';
+import { downloadErrors, type RouteSpec } from '#shared/routes/types.ts';
 
 const crypto = { method: 'POST', kind: 'json', tag: 'Crypto' } as const;
 
@@ -191,14 +191,6 @@ export const cryptoRoutes: RouteSpec[] = [
     body: checksumBody,
     response: checksumResult,
     example: { sourceUrl: 'https://www.w3.org/Icons/w3c_home.png', algorithm: 'sha256' },
-    errors: [
-      'source_invalid_url',
-      'source_redirect',
-      'source_bad_status',
-      'source_blocked_address',
-      'source_unreachable',
-      'source_too_large',
-      'source_timeout',
-    ],
+    errors: downloadErrors,
   },
 ];

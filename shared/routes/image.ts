@@ -1,4 +1,3 @@
-import type { ErrorCode } from '#shared/http/errors.ts';
 import { contentTypeOf, imageInputFormats, imageOutputFormats } from '#shared/image/formats.ts';
 import { imageLimits } from '#shared/image/limits.ts';
 import {
@@ -10,23 +9,8 @@ import {
 } from '#shared/image/schemas.ts';
 import { svgLimits } from '#shared/image/svg-guard.ts';
 import { TRACE_MAX_SIDE } from '#shared/image/svg-output.ts';
-import type { RouteSpec } from '#shared/routes/types.ts';
-
-const samplePhoto = 'https://upload.wikimedia.org/wikipedia/commons/3/3f/JPEG_example_flower.jpg';
-const sampleTransparent =
-  'https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png';
-
-const sourceErrors: readonly ErrorCode[] = [
-  'source_invalid_url',
-  'source_redirect',
-  'source_bad_status',
-  'source_blocked_address',
-  'source_unreachable',
-  'source_timeout',
-  'source_too_large',
-  'unsupported_input_format',
-  'invalid_source_file',
-];
+import { samplePhoto, sampleTransparent } from '#shared/routes/samples.ts';
+import { type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 const sourceRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) ' +

@@ -1,4 +1,3 @@
-import type { ErrorCode } from '#shared/http/errors.ts';
 import {
   audioOutputFormats,
   contentTypeOf,
@@ -13,22 +12,10 @@ import {
   thumbnailBody,
   videoConvertBody,
 } from '#shared/media/schemas.ts';
-import type { RouteSpec } from '#shared/routes/types.ts';
+import { type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 const sampleVideo = 'https://www.w3schools.com/html/mov_bbb.mp4';
 const sampleAudio = 'https://www.w3schools.com/html/horse.mp3';
-
-const sourceErrors: readonly ErrorCode[] = [
-  'source_invalid_url',
-  'source_redirect',
-  'source_bad_status',
-  'source_blocked_address',
-  'source_unreachable',
-  'source_timeout',
-  'source_too_large',
-  'unsupported_input_format',
-  'invalid_source_file',
-];
 
 const sourceRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) ' +

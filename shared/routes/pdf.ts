@@ -1,5 +1,4 @@
 import { imageInputFormats } from '#shared/formats.ts';
-import type { ErrorCode } from '#shared/http/errors.ts';
 import { levelSettings } from '#shared/pdf/compress.ts';
 import { maxListedPageSizes } from '#shared/pdf/info.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
@@ -17,26 +16,12 @@ import {
   pdfToImageBody,
 } from '#shared/pdf/schemas.ts';
 import { ZIP_TYPE } from '#shared/pdf/zip.ts';
-import type { RouteSpec } from '#shared/routes/types.ts';
+import { samplePhoto, sampleTransparent } from '#shared/routes/samples.ts';
+import { type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 const samplePdf =
   'https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf';
 const sampleOnePage = 'https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources/pdf/dummy.pdf';
-const samplePhoto = 'https://upload.wikimedia.org/wikipedia/commons/3/3f/JPEG_example_flower.jpg';
-const sampleTransparent =
-  'https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png';
-
-const sourceErrors: readonly ErrorCode[] = [
-  'source_invalid_url',
-  'source_redirect',
-  'source_bad_status',
-  'source_blocked_address',
-  'source_unreachable',
-  'source_timeout',
-  'source_too_large',
-  'unsupported_input_format',
-  'invalid_source_file',
-];
 
 const readRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size ' +

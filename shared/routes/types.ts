@@ -27,3 +27,21 @@ export interface RouteSpec {
   /** The error codes this route can answer with, besides the ones every route shares. */
   errors: readonly ErrorCode[];
 }
+
+/** What downloading a `sourceUrl` can answer (API.md "Source download", rules 1–6). */
+export const downloadErrors: readonly ErrorCode[] = [
+  'source_invalid_url',
+  'source_redirect',
+  'source_bad_status',
+  'source_blocked_address',
+  'source_unreachable',
+  'source_timeout',
+  'source_too_large',
+];
+
+/** Downloading a source and reading its format (rule 7 added). */
+export const sourceErrors: readonly ErrorCode[] = [
+  ...downloadErrors,
+  'unsupported_input_format',
+  'invalid_source_file',
+];
