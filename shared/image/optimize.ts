@@ -48,7 +48,8 @@ function encoderAt(source: ImageSource, plan: Omit<RenderPlan, 'quality'>, works
 /**
  * Re-encodes an image for size: metadata dropped, the encoders' slower, smaller settings, an
  * optional downscale into maxWidth × maxHeight. With maxBytes, the highest quality (at most
- * `quality`) whose file fits is found by bisection, at most 7 encodes. The answer is never larger
+ * `quality`) whose file fits is found by bisection: the first encode at `quality`, then at most 7
+ * bisection steps over 1…quality-1, so 8 encodes at most. The answer is never larger
  * than the source: when no encode beats it, the source's own bytes come back (unless it had to be
  * scaled down to meet maxWidth/maxHeight, which the source itself would not).
  */
