@@ -92,9 +92,9 @@ const lastLines = (text: string, count = 8) =>
     .slice(-count)
     .join('\n');
 
-/** `HH:MM:SS.cc` → seconds. */
-function timemarkSeconds(mark: string): number | undefined {
-  const match = /^(-?\d+):(\d\d):(\d\d(?:\.\d+)?)$/.exec(mark);
+/** The `time=HH:MM:SS.cc` of one of ffmpeg's own `-stats` lines, in seconds. */
+function statsSeconds(line: string): number | undefined {
+  const match = /\btime=\s*(-?\d+):(\d\d):(\d\d(?:\.\d+)?)/.exec(line);
   if (!match) return undefined;
   return Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]);
 }
@@ -120,10 +120,14 @@ export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
       .output(job.output)
       .outputOptions(['-v', 'error', '-stats', ...job.outputOptions]);
     // The binaries are ours and known; fluent-ffmpeg would otherwise list formats and encoders by
-    // spawning ffmpeg several times before the first job of each container.
-    (
-      command as unknown as { _checkCapabilities: (done: (error?: Error) => void) => void }
-    )._checkCapabilities = (done) => done();
+    // spawning ffmpeg, unconfined and with no time limit, before the first job of each container.
+    // No codec is named through its API, so the encoder list it reads would change nothing.
+    const internals = command as unknown as {
+      _checkCapabilities: (done: (error?: Error) => void) => void;
+      availableEncoders: (done: (error: Error | null, encoders: object) => void) => void;
+    };
+    internals._checkCapabilities = (done) => done();
+    internals.availableEncoders = (done) => done(null, {});
 
     let stopped: 'timeout' | 'abort' | undefined;
     const stop = (why: 'timeout' | 'abort') => {
@@ -156,10 +160,13 @@ export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
       });
       if (stopped) command.kill('SIGKILL');
     });
+    // Progress is read from ffmpeg's own stats lines (`-stats`, every half second). fluent-ffmpeg's
+    // 'progress' event is not used: listening to it makes fluent-ffmpeg start its own ffprobe on
+    // the input, without the protocol whitelist, the forced demuxer or a deadline.
     if (onProgress && job.expectedSeconds && job.expectedSeconds > 0) {
       const expected = job.expectedSeconds;
-      command.on('progress', (progress: { timemark?: string }) => {
-        const done = timemarkSeconds(progress.timemark ?? '');
+      command.on('stderr', (line: string) => {
+        const done = statsSeconds(line);
         if (done !== undefined) onProgress(Math.max(0, Math.min(100, (done / expected) * 100)));
       });
     }
