@@ -7,6 +7,7 @@ import { decodeHeicImage } from '#shared/image/heic.ts';
 import { largestIcon } from '#shared/image/ico.ts';
 import { assertDecodable, imageLimits } from '#shared/image/limits.ts';
 import { assertIntactPngFile, assertIntactPngHeader } from '#shared/image/png-header.ts';
+import { profiledPixels } from '#shared/image/profiled-pixels.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
 
 export interface OpenOptions {
@@ -50,8 +51,8 @@ const fromPixels = (pixels: Pixels) =>
  * Opens an image of any input format as a sharp pipeline: the header is read and its size and
  * frame count checked against the limits, and a PNG's header checksum, before a pixel is decoded;
  * libvips decodes what it can, BMP, ICO and HEIC are decoded by their own libraries and handed over
- * as raw pixels. EXIF orientation is applied. Colour is converted to sRGB when the pipeline is
- * written.
+ * as raw pixels (a HEIC's with its ICC profile). EXIF orientation is applied. Colour is converted to
+ * sRGB when the pipeline is written.
  */
 export async function openImage(
   path: string,
@@ -97,7 +98,8 @@ export async function openImage(
     const pixels = await decodeHeicImage(await readFile(path), meta.pagePrimary ?? 0, (size) =>
       assertDecodable({ ...size, frames: 1 }),
     );
-    const image = meta.hasAlpha ? fromPixels(pixels) : fromPixels(pixels).removeAlpha();
+    // libheif hands over pixels without their colour profile (Display P3 on iPhones): sharp reads it from the container.
+    const image = await profiledPixels(pixels, meta.hasAlpha, meta.icc);
     return { ...base, image, width: pixels.width, height: pixels.height, hasAlpha: meta.hasAlpha };
   }
 
