@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { authorize, type Caller } from '#shared/auth/authorize.ts';
+import { assertProxySecret, authorize, type Caller } from '#shared/auth/authorize.ts';
 import { callerToContext } from '#shared/auth/caller.ts';
 import { isHttpError } from '#shared/http/errors.ts';
 import { log } from '#shared/log.ts';
@@ -36,13 +36,14 @@ export function createAuthorizer(deps: AuthorizerDeps) {
   ): Promise<APIGatewayAuthorizerResult> {
     const headers = lowerCaseHeaders(event.headers);
     const apiKey = headers['x-api-key'];
-    const [record, proxySecret] = await Promise.all([
-      apiKey === undefined ? undefined : deps.keys.find(apiKey),
-      deps.proxySecret(),
-    ]);
     const requestId = event.requestContext.requestId;
     let caller: Caller;
     try {
+      // The secret first: a caller without the right one gets no key lookup, which could make the
+      // directory re-read the key listing (an unknown key does) on a stranger's behalf.
+      const proxySecret = await deps.proxySecret();
+      assertProxySecret(headers, proxySecret);
+      const record = apiKey === undefined ? undefined : await deps.keys.find(apiKey);
       caller = authorize(
         { headers, sourceIp: event.requestContext.identity.sourceIp },
         { lookupKey: () => record, proxySecret },

@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '#shared/auth/keys.ts';
+import { log } from '#shared/log.ts';
 import { isTierName, tiers } from '#shared/tiers.ts';
 
 /** The fields of an API Gateway API key the directory reads (as GetApiKeys returns them). */
@@ -39,8 +40,16 @@ export interface KeyDirectoryOptions {
   listKeys: () => Promise<GatewayApiKey[]>;
   /** How long a snapshot of the keys serves before it is read again. */
   ttlMs?: number;
-  /** An unknown key re-reads the keys (a key issued a moment ago works at once), at most this often. */
+  /**
+   * An unknown key re-reads the keys (a key issued a moment ago works at once), at most this often;
+   * after a failed read, the next read waits as long.
+   */
   minRefreshMs?: number;
+  /**
+   * How old the last good snapshot may grow while reads fail before keyed calls fail too: the
+   * longest a revoked key keeps working when GetApiKeys is down.
+   */
+  maxStaleMs?: number;
   now?: () => number;
 }
 
@@ -64,13 +73,20 @@ function recordOf(key: GatewayApiKey): ApiKeyRecord | undefined {
  * throttle them, so there is one place where a key exists or not). One snapshot per container,
  * read again after `ttlMs`: revoking a key takes effect within that time. The snapshot holds no
  * request data, only the key table.
+ *
+ * A failed read (GetApiKeys throttled, say) does not fail the calls: the last good snapshot keeps
+ * serving keyed calls for up to `maxStaleMs` after it was read, and anonymous calls, which need
+ * only the free tier's shared key, for as long as the container lives. Reads are retried at most
+ * every `minRefreshMs`, so a struggling API is not asked again by every request.
  */
 export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
   const ttlMs = options.ttlMs ?? 60_000;
   const minRefreshMs = options.minRefreshMs ?? 10_000;
+  const maxStaleMs = options.maxStaleMs ?? 15 * 60_000;
   const now = options.now ?? Date.now;
   let snapshot: Snapshot | undefined;
   let reading: Promise<Snapshot> | undefined;
+  let lastFailure: { at: number; error: unknown } | undefined;
 
   async function read(): Promise<Snapshot> {
     const paid = new Map<string, ApiKeyRecord>();
@@ -93,7 +109,16 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
     reading ??= read()
       .then((fresh) => {
         snapshot = fresh;
+        lastFailure = undefined;
         return fresh;
+      })
+      .catch((error: unknown) => {
+        lastFailure = { at: now(), error };
+        log('error', 'API key listing failed', {
+          snapshotAgeMs: snapshot ? now() - snapshot.readAt : null,
+          cause: error instanceof Error ? error.message : String(error),
+        });
+        throw error;
       })
       .finally(() => {
         reading = undefined;
@@ -101,20 +126,41 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
     return reading;
   }
 
+  /** A fresh read, or the last good snapshot while reads fail and it is not too old. */
+  async function refreshOrKeep(): Promise<Snapshot> {
+    const usable = snapshot && now() - snapshot.readAt < maxStaleMs ? snapshot : undefined;
+    try {
+      // A read that failed a moment ago is not tried again yet: its failure stands. (A container
+      // that never read the keys has nothing to fall back on, so each of its calls tries.)
+      if (snapshot && lastFailure && now() - lastFailure.at < minRefreshMs) throw lastFailure.error;
+      return await refresh();
+    } catch (error) {
+      if (!usable) throw error;
+      return usable;
+    }
+  }
+
   async function current(): Promise<Snapshot> {
     if (snapshot && now() - snapshot.readAt < ttlMs) return snapshot;
-    return refresh();
+    return refreshOrKeep();
   }
 
   return {
     async find(apiKey) {
       let keys = await current();
-      if (!keys.paid.has(apiKey) && now() - keys.readAt >= minRefreshMs) keys = await refresh();
+      if (!keys.paid.has(apiKey) && now() - keys.readAt >= minRefreshMs) keys = await refreshOrKeep();
       return keys.paid.get(apiKey);
     },
     async freeTierKey() {
-      let keys = await current();
-      if (!keys.freeShared) keys = await refresh();
+      let keys: Snapshot;
+      try {
+        keys = await current();
+        if (!keys.freeShared) keys = await refresh();
+      } catch (error) {
+        // The shared key only meters anonymous calls; an old one beats refusing the whole free tier.
+        if (!snapshot?.freeShared) throw error;
+        return snapshot.freeShared;
+      }
       if (!keys.freeShared) {
         throw new Error(
           `No enabled API key tagged ${keyTags.role}=${freeSharedRole} for ${options.deployment}`,

@@ -33,19 +33,24 @@ export function secretsMatch(given: string, expected: string): boolean {
 
 export const keyId = (apiKey: string) => `key:${digest(apiKey).toString('hex').slice(0, 32)}`;
 
+/**
+ * The contract's proxy-secret rule: with a secret configured, a request that carries a key or a
+ * secret must carry the right secret. Throws 403 `invalid_proxy_secret`. Exported so that a caller
+ * whose key lookup costs something can check the secret before looking the key up.
+ */
+export function assertProxySecret(headers: AuthRequest['headers'], proxySecret: string | undefined): void {
+  if (!proxySecret) return;
+  const secret = headers['x-marketplace-proxy-secret'];
+  const secretNeeded = headers['x-api-key'] !== undefined || secret !== undefined;
+  if (secretNeeded && (secret === undefined || !secretsMatch(secret, proxySecret))) {
+    throw new HttpError('invalid_proxy_secret', 'The x-marketplace-proxy-secret header is missing or wrong.');
+  }
+}
+
 /** The contract's authentication rules 1–3. Throws the contract's 401/403 errors. */
 export function authorize(request: AuthRequest, settings: AuthSettings): Caller {
+  assertProxySecret(request.headers, settings.proxySecret);
   const apiKey = request.headers['x-api-key'];
-  const secret = request.headers['x-marketplace-proxy-secret'];
-  if (settings.proxySecret) {
-    const secretNeeded = apiKey !== undefined || secret !== undefined;
-    if (secretNeeded && (secret === undefined || !secretsMatch(secret, settings.proxySecret))) {
-      throw new HttpError(
-        'invalid_proxy_secret',
-        'The x-marketplace-proxy-secret header is missing or wrong.',
-      );
-    }
-  }
   if (apiKey === undefined) {
     return {
       tier: 'free',

@@ -141,12 +141,22 @@ describe('authorizer: event in, policy out', () => {
     expect(wrongWithoutKey.policyDocument).toEqual(deny);
   });
 
-  it('checks the proxy secret before the key, and passes a matching one', async () => {
-    const authorizer = build('the-marketplace-secret');
-    const badKeyBadSecret = await authorizer(
-      authorizerEvent({ 'x-api-key': 'no-such-key', 'x-marketplace-proxy-secret': 'guess' }),
-    );
-    expect(badKeyBadSecret.policyDocument).toEqual(deny);
+  it('checks the proxy secret before the key: a wrong or missing secret never lists the keys', async () => {
+    const listKeys = vi.fn(async () => gatewayKeys);
+    const authorizer = createAuthorizer({
+      keys: createKeyDirectory({ deployment, listKeys }),
+      proxySecret: async () => 'the-marketplace-secret',
+    });
+    const refused: Array<Record<string, string>> = [
+      { 'x-api-key': 'no-such-key', 'x-marketplace-proxy-secret': 'guess' },
+      { 'x-api-key': 'pro-key-1', 'x-marketplace-proxy-secret': 'guess' },
+      { 'x-api-key': 'another-unknown-key' },
+    ];
+    for (const headers of refused) {
+      expect((await authorizer(authorizerEvent(headers))).policyDocument).toEqual(deny);
+    }
+    expect(listKeys).not.toHaveBeenCalled();
+
     const good = await authorizer(
       authorizerEvent({ 'x-api-key': 'pro-key-1', 'X-Marketplace-Proxy-Secret': 'the-marketplace-secret' }),
     );
@@ -157,6 +167,29 @@ describe('authorizer: event in, policy out', () => {
     });
     const anonymous = await authorizer(authorizerEvent({}));
     expect(anonymous).toMatchObject({ policyDocument: allow, context: { tier: 'free' } });
+    expect(listKeys).toHaveBeenCalledTimes(1);
+  });
+
+  it('lets free and keyed calls through when a re-read of the keys is throttled', async () => {
+    let clock = 0;
+    const listKeys = vi
+      .fn<() => Promise<GatewayApiKey[]>>()
+      .mockResolvedValueOnce(gatewayKeys)
+      .mockRejectedValue(new Error('TooManyRequestsException: Rate exceeded'));
+    const authorizer = createAuthorizer({
+      keys: createKeyDirectory({ deployment, listKeys, now: () => clock }),
+      proxySecret: async () => undefined,
+    });
+    await authorizer(authorizerEvent({}));
+    clock = 120_000;
+    const anonymous = await authorizer(authorizerEvent({}));
+    expect(anonymous).toMatchObject({ policyDocument: allow, usageIdentifierKey: sharedFreeKey.value });
+    const pro = await authorizer(authorizerEvent({ 'x-api-key': 'pro-key-1' }));
+    expect(pro).toMatchObject({ policyDocument: allow, usageIdentifierKey: 'pro-key-1' });
+    await expect(authorizer(authorizerEvent({ 'x-api-key': 'no-such-key' }))).rejects.toThrow(
+      /^Unauthorized$/,
+    );
+    expect(listKeys).toHaveBeenCalledTimes(2);
   });
 });
 
@@ -212,6 +245,49 @@ describe('key directory', () => {
     keys = keys.filter((candidate) => candidate.value !== 'pro-key-1');
     clock = 60_000;
     expect(await directory.find('pro-key-1')).toBeUndefined();
+  });
+
+  it('serves the last snapshot for up to maxStaleMs while re-reads fail, retrying at most every minRefreshMs', async () => {
+    let clock = 0;
+    let failing = false;
+    const listKeys = vi.fn(async () => {
+      if (failing) throw new Error('TooManyRequestsException');
+      return gatewayKeys;
+    });
+    const directory = createKeyDirectory({
+      deployment,
+      listKeys,
+      ttlMs: 60_000,
+      minRefreshMs: 10_000,
+      maxStaleMs: 600_000,
+      now: () => clock,
+    });
+    expect(await directory.find('pro-key-1')).toBeDefined();
+    failing = true;
+
+    clock = 60_000;
+    expect(await directory.find('pro-key-1')).toEqual({
+      tier: 'pro',
+      requestsPerMinute: tiers.pro.requestsPerMinute,
+    });
+    expect(await directory.freeTierKey()).toBe(sharedFreeKey.value);
+    expect(await directory.find('no-such-key')).toBeUndefined();
+    expect(listKeys).toHaveBeenCalledTimes(2);
+
+    clock = 70_000;
+    expect(await directory.find('pro-key-1')).toBeDefined();
+    expect(listKeys).toHaveBeenCalledTimes(3);
+
+    // Past the bound, keyed calls fail rather than trust a table that old; anonymous calls need
+    // only the shared free key, which stays.
+    clock = 600_000;
+    await expect(directory.find('pro-key-1')).rejects.toThrow('TooManyRequestsException');
+    expect(await directory.freeTierKey()).toBe(sharedFreeKey.value);
+
+    failing = false;
+    clock = 620_000;
+    expect(await directory.find('pro-key-1')).toBeDefined();
+    expect(listKeys).toHaveBeenCalledTimes(5);
   });
 
   it('fails when the free tier’s shared key is missing', async () => {
