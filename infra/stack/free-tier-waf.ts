@@ -15,8 +15,9 @@ export const freeTierRateLimitedBody = {
 /**
  * The free tier's per-IP limit: a WAF rate-based rule on the API stage that counts requests per
  * client IP over a 60 s window, but only requests that carry no x-api-key (keyed requests are
- * throttled by their usage plan, and a made-up key is refused 401 by the authorizer). Over the
- * limit WAF itself answers 429 with the contract's body and Retry-After.
+ * throttled by their usage plan; a made-up key skips this rule and is refused 401 by the
+ * authorizer, see docs/deploy.md for what bounds those). Over the limit WAF itself answers 429
+ * with the contract's body and Retry-After.
  */
 export class FreeTierWaf extends Construct {
   readonly webAcl: wafv2.CfnWebACL;
@@ -28,10 +29,12 @@ export class FreeTierWaf extends Construct {
       sampledRequestsEnabled: true,
       metricName: `${Stack.of(this).stackName}-${name}`,
     });
+    // "Header present" the way AWS documents it: a value longer than 0 bytes. GE 0 would also
+    // match an empty `x-api-key:` header, which would then escape the per-IP count.
     const hasApiKey: wafv2.CfnWebACL.StatementProperty = {
       sizeConstraintStatement: {
         fieldToMatch: { singleHeader: { Name: 'x-api-key' } },
-        comparisonOperator: 'GE',
+        comparisonOperator: 'GT',
         size: 0,
         textTransformations: [{ priority: 0, type: 'NONE' }],
       },

@@ -341,7 +341,7 @@ describe('tiers at the gateway', () => {
             Statement: {
               SizeConstraintStatement: {
                 FieldToMatch: { SingleHeader: { Name: 'x-api-key' } },
-                ComparisonOperator: 'GE',
+                ComparisonOperator: 'GT',
                 Size: 0,
                 TextTransformations: [{ Priority: 0, Type: 'NONE' }],
               },
