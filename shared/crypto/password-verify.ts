@@ -12,7 +12,7 @@ const BCRYPT_MAX_COST = 13;
 /** Checks a password against an argon2, bcrypt or scrypt hash; the algorithm is read from the hash. */
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
   if (/^\$argon2(id|i|d)\$/.test(hash)) {
-    const options = parsed(() => argon2Options(hash), 'an argon2 PHC string');
+    const options = parsed(() => argon2Options(hash), 'argon2 PHC string');
     if (
       options.memoryCost > ARGON2_MAX_MEMORY_KIB ||
       options.memoryCost * options.timeCost > ARGON2_MAX_WORK_KIB ||
@@ -23,7 +23,7 @@ export async function verifyPassword(password: string, hash: string): Promise<bo
     return argon2Verify(hash, password);
   }
   if (/^\$2[abxy]\$/.test(hash)) {
-    const options = parsed(() => bcryptOptions(hash), 'a bcrypt hash');
+    const options = parsed(() => bcryptOptions(hash), 'bcrypt hash');
     if (options.cost > BCRYPT_MAX_COST) throw tooCostly('bcrypt');
     return bcryptVerify(password, hash);
   }

@@ -24,11 +24,13 @@ export const textRoutes: RouteSpec[] = [
     description:
       'Unicode is folded to ASCII: German, French, Nordic, Cyrillic, Greek and more are transliterated. ' +
       'Umlauts fold to their base letter ("Wörld" → "world") unless `locale` asks for a language\'s own rules ' +
-      '(`de`: ä → ae). `maxLength` cuts the slug without leaving a trailing separator.',
+      '(`de`: ä → ae). `separator` is 1 to 3 of the URL-safe characters `-` `_` `.` `~`. `maxLength` cuts after a ' +
+      'whole word, never inside or after a separator. A text with no letter or digit to keep (`"!!!"`) answers 400 ' +
+      '`invalid_input`.',
     body: slugifyBody,
     response: slugifyResult,
     example: { text: 'Héllo Wörld!' },
-    errors: [],
+    errors: ['invalid_input'],
   },
   {
     ...text,

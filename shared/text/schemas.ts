@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { digestEncodings, hashAlgorithms, textCases, textEncodings } from '#shared/formats.ts';
-import { slugLocales } from '#shared/text/slugify.ts';
+import { separatorPattern, slugLocales } from '#shared/text/slugify.ts';
 
 /**
  * A text field. JSON can carry lone UTF-16 surrogates ("\ud800"), which are no Unicode text and
@@ -21,7 +21,11 @@ export type TextCase = (typeof textCases)[number];
 
 export const slugifyBody = z.strictObject({
   text: unicodeText().min(1).describe('The text to turn into a URL slug.'),
-  separator: z.string().max(5).default('-').describe('What joins the words.'),
+  separator: z
+    .string()
+    .regex(separatorPattern, 'must be 1 to 3 of the characters - _ . ~')
+    .default('-')
+    .describe('What joins the words: 1 to 3 of the URL-safe characters `-` `_` `.` `~`.'),
   lowercase: z.boolean().default(true),
   maxLength: z
     .number()
@@ -29,7 +33,9 @@ export const slugifyBody = z.strictObject({
     .min(1)
     .max(1000)
     .optional()
-    .describe('Cut the slug to at most this many characters.'),
+    .describe(
+      'Cut the slug to at most this many characters, after a whole word: it never ends with (part of) a separator. Only a first word longer than this is cut inside.',
+    ),
   locale: z
     .enum(slugLocales)
     .optional()

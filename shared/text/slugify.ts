@@ -1,8 +1,15 @@
 import slugifyText from '@sindresorhus/slugify';
+import { HttpError } from '#shared/http/errors.ts';
 
 /** Languages with their own transliteration rules (ä → ae in German, å → aa in Danish, …). */
 export const slugLocales = ['de', 'da', 'nb', 'sv', 'hu', 'tr', 'sr'] as const;
 export type SlugLocale = (typeof slugLocales)[number];
+
+/**
+ * What may join the words: characters RFC 3986 leaves unreserved besides letters and digits, so a
+ * slug never needs escaping in a URL and a separator can never be mistaken for part of a word.
+ */
+export const separatorPattern = /^[-_.~]{1,3}$/;
 
 export interface SlugifyOptions {
   separator: string;
@@ -22,10 +29,26 @@ export function slugify(text: string, options: SlugifyOptions): string {
     decamelize: false,
     ...(options.locale ? { locale: options.locale } : { customReplacements: plainUmlauts }),
   });
+  if (slug === '') {
+    // An empty slug would make an empty path segment: the caller has to choose another text.
+    throw new HttpError('invalid_input', 'text: has no letter or digit to make a slug of.');
+  }
   if (options.maxLength === undefined || slug.length <= options.maxLength) return slug;
-  const cut = slug.slice(0, options.maxLength);
-  // Never end on a dangling separator after truncation.
-  return options.separator ? cut.replace(new RegExp(`(${escapeRegExp(options.separator)})+$`), '') : cut;
+  return cutAtWord(slug.split(options.separator), options.separator, options.maxLength);
+}
+
+/**
+ * The longest run of whole words that fits, so the cut never splits a separator or leaves one at
+ * the end; only a first word longer than the limit on its own is cut inside.
+ */
+function cutAtWord(words: readonly string[], separator: string, maxLength: number): string {
+  let slug = words[0]!.slice(0, maxLength);
+  for (const word of words.slice(1)) {
+    const longer = `${slug}${separator}${word}`;
+    if (longer.length > maxLength) break;
+    slug = longer;
+  }
+  return slug;
 }
 
 // Without a locale the contract folds umlauts to their base letter ("Wörld" → "world"), not the
@@ -38,5 +61,3 @@ const plainUmlauts: [string, string][] = [
   ['Ö', 'O'],
   ['Ü', 'U'],
 ];
-
-const escapeRegExp = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

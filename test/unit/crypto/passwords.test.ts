@@ -110,6 +110,13 @@ describe('scrypt', () => {
 
 describe('verifyPassword refuses what it cannot judge', () => {
   it.each([
+    ['$2b$10$abcdefghijklmnopqrstuv', 'hash: not a well-formed bcrypt hash.'],
+    ['$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ', 'hash: not a well-formed argon2 PHC string.'],
+  ])('names the form a malformed %s should have', async (hash, message) => {
+    await expect(verifyPassword('password', hash)).rejects.toThrow(message);
+  });
+
+  it.each([
     ['plain text', 'password'],
     ['sha512-crypt', '$6$rounds=5000$saltsalt$abc'],
     ['a truncated argon2 string', '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ'],

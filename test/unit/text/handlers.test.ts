@@ -70,6 +70,23 @@ describe('text routes through the middy stack', () => {
     });
   });
 
+  it('POST /slugify answers 400 invalid_input for a text with nothing to keep', async () => {
+    for (const text of ['!!!', ' - ', '🙂']) {
+      expect(await post(slugify, { text })).toEqual({
+        status: 400,
+        body: { error: 'invalid_input', message: 'text: has no letter or digit to make a slug of.' },
+      });
+    }
+  });
+
+  it('POST /slugify takes each URL-safe separator', async () => {
+    for (const separator of ['_', '.', '~', '-_.', '~~']) {
+      expect((await post(slugify, { text: 'Héllo Wörld', separator })).body).toEqual({
+        slug: `hello${separator}world`,
+      });
+    }
+  });
+
   it.each([
     ['/hash', hash, { text: 'a', algorithm: 'sha224' }, 'algorithm'],
     ['/hash', hash, { text: '\ud800' }, 'text'],
@@ -79,6 +96,10 @@ describe('text routes through the middy stack', () => {
     ['/text-case', textCase, { text: 'a', case: 'spongebob' }, 'case'],
     ['/text-stats', textStats, { text: 'a', language: 'en' }, 'language'],
     ['/slugify', slugify, { text: 'a', locale: 'fr' }, 'locale'],
+    ['/slugify', slugify, { text: 'a b', separator: '  ' }, 'separator'],
+    ['/slugify', slugify, { text: 'a b', separator: '/' }, 'separator'],
+    ['/slugify', slugify, { text: 'a b', separator: '----' }, 'separator'],
+    ['/slugify', slugify, { text: 'a b', separator: '' }, 'separator'],
   ])('%s answers 400 validation_failed naming %j', async (_route, handler, body, field) => {
     const answer = await post(handler, body);
     expect(answer.status).toBe(400);

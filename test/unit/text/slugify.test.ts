@@ -28,4 +28,42 @@ describe('slugify', () => {
     expect(slugify('hello wonderful world', { ...defaults, maxLength: 16 })).toBe('hello-wonderful');
     expect(slugify('hello wonderful world', { ...defaults, maxLength: 6 })).toBe('hello');
   });
+
+  it.each([
+    // A cut inside a separator must not leave half of it.
+    ['hello world', '--', 6, 'hello'],
+    ['hello world', '--', 7, 'hello'],
+    ['hello world', '--', 12, 'hello--world'],
+    ['hello wonderful world', '-', 10, 'hello'],
+    ['hello wonderful world', '_.~', 18, 'hello_.~wonderful'],
+    // A first word longer than the limit is the only one cut inside.
+    ['incomprehensibilities abound', '-', 8, 'incompre'],
+  ])('%j with separator %j cut to %i → %j', (text, separator, maxLength, slug) => {
+    expect(slugify(text, { separator, lowercase: true, maxLength })).toBe(slug);
+  });
+
+  it('keeps whole words and never ends with any part of a separator, whatever the limit', () => {
+    const text = 'one two three four five';
+    for (const separator of ['-', '--', '-_.', '~']) {
+      const full = slugify(text, { separator, lowercase: true });
+      // From the length of the first word on, every cut falls between whole words.
+      for (let maxLength = 3; maxLength <= 30; maxLength += 1) {
+        const slug = slugify(text, { separator, lowercase: true, maxLength });
+        expect(slug.length).toBeLessThanOrEqual(maxLength);
+        expect(slug).toMatch(/[a-z0-9]$/);
+        expect(full === slug || full.startsWith(`${slug}${separator}`), `${separator} ${maxLength}`).toBe(
+          true,
+        );
+      }
+    }
+  });
+
+  it('refuses a text with no letter or digit to keep', () => {
+    expect(() => slugify('!!! ???', defaults)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_input',
+        message: 'text: has no letter or digit to make a slug of.',
+      }),
+    );
+  });
 });
