@@ -7,9 +7,9 @@ export type SharpTarget = 'jpg' | 'png' | 'webp' | 'avif' | 'gif' | 'tiff';
 export interface EncodeSettings {
   /** 1–100 on the encoder's own scale; per-format defaults when absent. */
   quality?: number | undefined;
-  /** Lossless modes of webp and avif; png skips palette reduction. */
+  /** Lossless modes of webp and avif; png uses no palette unless it is exact. */
   lossless?: boolean | undefined;
-  /** The source stores a palette, so a palette PNG is as exact as a true-colour one. */
+  /** A palette PNG is as exact as a true-colour one: the source stores a palette, or the output has at most 256 colours. */
   palette: boolean;
   /** `thorough` (image-optimize) spends more encoder time for smaller files. */
   effort: 'balanced' | 'thorough';
@@ -29,7 +29,7 @@ const LARGE = 4_000_000;
 /**
  * Applies the encoder settings for one target. The choices: mozjpeg for JPEG (trellis
  * quantisation, progressive scans, 4:4:4 chroma at high quality); PNG with adaptive filtering, or a
- * libimagequant palette when the source has one or a quality is asked; WebP and AVIF at an effort
+ * libimagequant palette when it is exact or a quality is asked; WebP and AVIF at an effort
  * that fits a Lambda's seconds (lower for large images, and WebP without sharp YUV there); GIF
  * with libimagequant dithering; TIFF lossless (deflate with a horizontal predictor).
  */

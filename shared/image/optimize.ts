@@ -12,8 +12,12 @@ import { type RenderPlan, renderImage } from '#shared/image/render.ts';
 import { defaultTarget } from '#shared/image/resize.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
+/** The quality of lossy encoders when the caller names none (API.md). */
+export const DEFAULT_OPTIMIZE_QUALITY = 80;
+
 export interface OptimizeOptions {
-  quality: number;
+  /** Absent: 80 for jpg, webp and avif; png stays lossless unless maxBytes is given. */
+  quality?: number | undefined;
   outputFormat?: RequestedFormat | undefined;
   maxWidth?: number | undefined;
   maxHeight?: number | undefined;
@@ -28,6 +32,16 @@ export interface OptimizedImage extends ImageFile {
   unchanged: boolean;
 }
 
+/**
+ * The quality to encode at first, or undefined for a lossless png. A png is quantised to a palette
+ * (lossy) only when the caller asks for it: an explicit quality, or maxBytes to meet.
+ */
+function firstQuality(target: ImageOutputFormat, options: OptimizeOptions): number | undefined {
+  const lossyAsked = options.quality !== undefined || options.maxBytes !== undefined;
+  if (target === 'png' && (options.lossless === true || !lossyAsked)) return undefined;
+  return options.quality ?? DEFAULT_OPTIMIZE_QUALITY;
+}
+
 /** Whether lowering `quality` makes the target smaller. */
 function hasQualityKnob(target: ImageOutputFormat, lossless: boolean | undefined): boolean {
   if (target === 'jpg') return true;
@@ -37,7 +51,7 @@ function hasQualityKnob(target: ImageOutputFormat, lossless: boolean | undefined
 /** Writes at each quality asked, keeping only the latest file; answers its size. */
 function encoderAt(source: ImageSource, plan: Omit<RenderPlan, 'quality'>, workspace: Workspace) {
   let attempt = 0;
-  return async (quality: number): Promise<{ path: string; size: number }> => {
+  return async (quality: number | undefined): Promise<{ path: string; size: number }> => {
     attempt += 1;
     const path = await outputPath(workspace, plan.target, `optimized-${attempt}`);
     await renderImage(source, { ...plan, quality }, path);
@@ -47,11 +61,13 @@ function encoderAt(source: ImageSource, plan: Omit<RenderPlan, 'quality'>, works
 
 /**
  * Re-encodes an image for size: metadata dropped, the encoders' slower, smaller settings, an
- * optional downscale into maxWidth × maxHeight. With maxBytes, the highest quality (at most
- * `quality`) whose file fits is found by bisection: the first encode at `quality`, then at most 7
- * bisection steps over 1…quality-1, so 8 encodes at most. The answer is never larger
- * than the source: when no encode beats it, the source's own bytes come back (unless it had to be
- * scaled down to meet maxWidth/maxHeight, which the source itself would not).
+ * optional downscale into maxWidth × maxHeight. A png stays lossless unless a quality or maxBytes
+ * is given: an exact palette when it has at most 256 colours, else true colour at level 9. With
+ * maxBytes, the highest quality (at most `quality`) whose file fits is found by bisection: the
+ * first encode at `quality`, then at most 7 bisection steps over 1…quality-1, so 8 encodes at
+ * most. The answer is never larger than the source: when no encode beats it, the source's own
+ * bytes come back (unless it had to be scaled down to meet maxWidth/maxHeight, which the source
+ * itself would not).
  */
 export async function optimizeImage(
   source: ImageSource & { sizeBytes: number },
@@ -80,14 +96,16 @@ export async function optimizeImage(
     keepMetadata: false,
     iconSizes: 'fit',
     svgMode: 'trace',
+    countColours: true,
   };
   const encode = encoderAt(source, plan, workspace);
   const limit = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  const quality = firstQuality(target, options);
 
-  let best = await encode(options.quality);
-  if (best.size > limit && hasQualityKnob(target, options.lossless)) {
+  let best = await encode(quality);
+  if (best.size > limit && quality !== undefined && hasQualityKnob(target, options.lossless)) {
     let low = 1;
-    let high = options.quality - 1;
+    let high = quality - 1;
     let fitting: typeof best | undefined;
     while (low <= high) {
       const middle = Math.floor((low + high) / 2);

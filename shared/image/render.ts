@@ -1,6 +1,7 @@
 import type { Sharp } from 'sharp';
 import { writeBmp } from '#shared/image/bitmap-output.ts';
 import { opaque, type Rgba, transparent, white } from '#shared/image/colour.ts';
+import { fitsExactPalette } from '#shared/image/colour-count.ts';
 import { openImage } from '#shared/image/decode.ts';
 import { type EncodeSettings, withEncoder } from '#shared/image/encode.ts';
 import {
@@ -40,6 +41,11 @@ export interface RenderPlan {
   /** Sizes of an ICO's entries; `fit` stores the image as one entry of at most 256 px a side. */
   iconSizes: readonly number[] | 'fit';
   svgMode: SvgMode;
+  /**
+   * png without a quality: count the output's colours and write a palette exactly when it has at
+   * most 256 (image-optimize). Otherwise a palette is used when the source stores one.
+   */
+  countColours?: boolean | undefined;
 }
 
 /** Smart-crop strategies work on one frame; libvips refuses them on an animation. */
@@ -89,10 +95,14 @@ export async function renderImage(
     else if (target === 'svg') {
       await writeSvg(image, { mode: plan.svgMode, hasAlpha: opened.hasAlpha, quality: plan.quality }, path);
     } else {
+      const palette =
+        target === 'png' && plan.countColours && plan.quality === undefined
+          ? await fitsExactPalette(image)
+          : opened.isPalette;
       const settings: EncodeSettings = {
         quality: plan.quality,
         lossless: plan.lossless,
-        palette: opened.isPalette,
+        palette,
         effort: plan.effort,
         pixels: outputPixels(opened.width, opened.height, plan.resize),
         flattenOnto,

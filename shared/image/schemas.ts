@@ -162,9 +162,13 @@ export const imageOptimizeBody = z.strictObject({
     .int()
     .min(1)
     .max(100)
-    .default(80)
+    .optional()
     .describe(
-      'Quality of lossy encoders (jpg, webp, avif; png as palette quality), default 80; with maxBytes, the highest quality tried.',
+      'Quality of the lossy encoders jpg, webp and avif, default 80; with maxBytes, the highest quality tried. ' +
+        'png is lossless unless a quality or maxBytes is given: by default it gets an exact palette when it has at ' +
+        'most 256 colours and the best lossless true-colour compression otherwise, every pixel kept. An explicit ' +
+        'quality asks for a libimagequant palette of at most that quality (lossy); maxBytes alone starts that ' +
+        'search at 80. gif, tiff, bmp, ico and svg ignore it.',
     ),
   outputFormat: outputFormat
     .optional()
@@ -174,7 +178,9 @@ export const imageOptimizeBody = z.strictObject({
   lossless: z
     .boolean()
     .default(false)
-    .describe('Lossless webp or avif, png without palette reduction; jpg has no lossless mode (400).'),
+    .describe(
+      'Lossless webp or avif; png stays lossless even with a quality or maxBytes. jpg has no lossless mode (400).',
+    ),
   maxBytes: z
     .number()
     .int()

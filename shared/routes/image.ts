@@ -78,12 +78,14 @@ export const imageRoutes: RouteSpec[] = [
     tag: 'Image',
     summary: 'Make an image file smaller',
     description:
-      `${sourceRules} Re-encodes with the encoders’ slower, smaller settings (mozjpeg, png level 9 and a ` +
-      'palette when lossy, webp effort 6, avif effort 5; large images get lower efforts), metadata dropped, ' +
+      `${sourceRules} Re-encodes with the encoders’ slower, smaller settings (mozjpeg, png level 9, webp ` +
+      'effort 6, avif effort 5; large images get lower efforts), metadata dropped, ' +
       'optionally scaled down into maxWidth × maxHeight. With `maxBytes` the highest quality (at most ' +
       '`quality`) whose file fits is found by bisection (at most 8 encodes); when even quality 1 does not fit, ' +
       'or the format has no quality (gif, tiff, bmp, ico, lossless), the answer is 400 `validation_failed` ' +
-      'naming maxBytes. The answer is never larger than the source: when no encode is smaller, the source’s ' +
+      'naming maxBytes. png is lossless by default, every pixel kept: an exact palette when the image has at ' +
+      'most 256 colours, else true colour; it is quantised to a libimagequant palette (lossy) only when ' +
+      '`quality` or `maxBytes` is given, and never with `lossless`. The answer is never larger than the source: when no encode is smaller, the source’s ' +
       'own bytes come back with its own type and name (unless it had to be scaled down to meet ' +
       'maxWidth/maxHeight). `X-Original-Size` and `X-Output-Size` give both sizes in bytes.',
     body: imageOptimizeBody,

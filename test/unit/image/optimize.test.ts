@@ -31,7 +31,7 @@ async function optimize(bytes: Buffer, format: ImageInputFormat, options: Partia
   const path = await fixtures.save(`optimize-${Math.random().toString(36).slice(2)}.${format}`, bytes);
   const result = await optimizeImage(
     { path, format, sizeBytes: bytes.length },
-    { quality: 80, lossless: false, ...options },
+    { lossless: false, ...options },
     workspace,
   );
   return { ...result, source: path, bytes: await readFile(result.path) };
@@ -121,5 +121,65 @@ describe('image optimization', () => {
     const original = await sharp(source).raw().toBuffer();
     const decoded = await sharp(result.bytes).removeAlpha().raw().toBuffer();
     expect(decoded.equals(original)).toBe(true);
+  });
+});
+
+/** Decoded RGBA pixels of an image, for exact comparison. */
+const rgba = (image: Buffer | string) => sharp(image).ensureAlpha().raw().toBuffer();
+
+/** A 64 × 64 true-colour PNG of 200 distinct colours, scattered (a fixed pseudo-random walk) so that no filter predicts them. */
+async function fewColours(): Promise<Buffer> {
+  const pixels = Buffer.alloc(64 * 64 * 3);
+  let state = 1;
+  for (let i = 0; i < 64 * 64; i += 1) {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    const colour = state % 200;
+    pixels.set([colour, (colour * 5) % 256, 255 - colour], i * 3);
+  }
+  return sharp(pixels, { raw: { width: 64, height: 64, channels: 3 } })
+    .png({ palette: false })
+    .toBuffer();
+}
+
+describe('png optimization', () => {
+  it('keeps every pixel of a true-colour png by default (no palette over 256 colours)', async () => {
+    const source = await photo('png');
+    const result = await optimize(source, 'png');
+    expect(result.unchanged).toBe(false);
+    expect((await sharp(result.bytes).metadata()).isPalette).toBe(false);
+    expect((await rgba(result.bytes)).equals(await rgba(source))).toBe(true);
+  });
+
+  it('writes an exact palette by default when the image has at most 256 colours', async () => {
+    const source = await fewColours();
+    expect((await sharp(source).metadata()).isPalette).toBe(false);
+    const result = await optimize(source, 'png');
+    expect(result.unchanged).toBe(false);
+    expect((await sharp(result.bytes).metadata()).isPalette).toBe(true);
+    expect((await rgba(result.bytes)).equals(await rgba(source))).toBe(true);
+  });
+
+  it('quantises to a smaller palette png only when a quality is asked', async () => {
+    const source = await photo('png');
+    const lossless = await optimize(source, 'png');
+    const lossy = await optimize(source, 'png', { quality: 80 });
+    expect((await sharp(lossy.bytes).metadata()).isPalette).toBe(true);
+    expect(lossy.outputSize).toBeLessThan(lossless.outputSize);
+    expect((await rgba(lossy.bytes)).equals(await rgba(source))).toBe(false);
+  });
+
+  it('quantises when maxBytes asks for a file the lossless png does not fit', async () => {
+    const source = await photo('png');
+    const lossless = await optimize(source, 'png');
+    const maxBytes = Math.round(lossless.outputSize * 0.6);
+    const result = await optimize(source, 'png', { maxBytes });
+    expect(result.outputSize).toBeLessThanOrEqual(maxBytes);
+    expect((await sharp(result.bytes).metadata()).isPalette).toBe(true);
+  });
+
+  it('stays lossless with lossless: true even when a quality is given', async () => {
+    const source = await photo('png');
+    const result = await optimize(source, 'png', { quality: 50, lossless: true });
+    expect((await rgba(result.bytes)).equals(await rgba(source))).toBe(true);
   });
 });
