@@ -15,9 +15,6 @@ type StreamingHandler = (
   context: Context,
 ) => Promise<void>;
 
-/** Time kept back from the Lambda timeout to record a job's failure before the function is stopped. */
-const JOB_SAFETY_MARGIN_MS = 10_000;
-
 /**
  * A POST route whose answer is a converted file, streamed from the request's workspace through
  * Lambda response streaming. With `callbackUrl` the same work runs as an async job: the request
@@ -37,8 +34,8 @@ export function createFileHandler<S extends z.ZodObject>(
 
   return awslambda.streamifyResponse<StreamingHandler>(async (event, responseStream, context) => {
     if (!isJobEvent(event)) return http(event, responseStream, context);
-    const budget = Math.max(1000, context.getRemainingTimeInMillis() - JOB_SAFETY_MARGIN_MS);
-    await runJob(event.job.jobId, work as Parameters<typeof runJob>[1], AbortSignal.timeout(budget));
+    const endsAt = Date.now() + context.getRemainingTimeInMillis();
+    await runJob(event.job.jobId, work as Parameters<typeof runJob>[1], endsAt);
     responseStream.end();
   });
 }

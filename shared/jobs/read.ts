@@ -1,6 +1,6 @@
 import type { Caller } from '#shared/auth/authorize.ts';
 import { HttpError } from '#shared/http/errors.ts';
-import { isExpired, type JobView, publicView } from '#shared/jobs/record.ts';
+import { failIfAbandoned, isExpired, type JobView, publicView } from '#shared/jobs/record.ts';
 import { loadJob, resultUrl } from '#shared/jobs/store.ts';
 
 const JOB_ID = /^[A-Za-z0-9_-]{24}$/;
@@ -16,5 +16,6 @@ export async function readJob(jobId: string, caller: Caller): Promise<JobView> {
   if (!JOB_ID.test(jobId)) throw notFound;
   const record = await loadJob(jobId);
   if (!record || record.owner !== caller.callerId || isExpired(record)) throw notFound;
-  return publicView(record, await resultUrl(record));
+  const current = failIfAbandoned(record);
+  return publicView(current, await resultUrl(current));
 }

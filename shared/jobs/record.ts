@@ -22,6 +22,12 @@ export interface JobRecord {
   request: unknown;
   result?: { key: string; fileName: string; contentType: string; sizeBytes: number };
   webhook?: { attempts: number; delivered: boolean; lastStatus?: number };
+  /**
+   * Set when the job starts running: the end of its worker's invocation plus a margin. A job still
+   * running after it has lost its worker, which Lambda stopped without a word (out of memory, the
+   * function's timeout).
+   */
+  runDeadline?: string;
 }
 
 export interface JobView {
@@ -39,6 +45,27 @@ export const JOB_TTL_MS = 24 * 60 * 60 * 1000;
 
 export const isExpired = (record: Pick<JobRecord, 'createdAt'>, now = Date.now()) =>
   now - Date.parse(record.createdAt) > JOB_TTL_MS;
+
+/** A running job past its run deadline: its worker is gone and will never finish it. */
+export const isAbandoned = (record: JobRecord, now = Date.now()) =>
+  record.status === 'running' && record.runDeadline !== undefined && now > Date.parse(record.runDeadline);
+
+/**
+ * The record as it must be read: an abandoned job is failed, from its run deadline on. Polls show
+ * this at once; the worker's next invocation for the job stores it and sends the webhook.
+ */
+export function failIfAbandoned(record: JobRecord, now = Date.now()): JobRecord {
+  if (!isAbandoned(record, now)) return record;
+  return {
+    ...record,
+    status: 'failed',
+    finishedAt: record.runDeadline,
+    error: {
+      error: 'internal_error',
+      message: `The job stopped before it finished: the function running it ran out of time or memory. Send it again, with less work if it was large; quote job id ${record.jobId} when reporting it.`,
+    },
+  };
+}
 
 export function publicView(record: JobRecord, resultUrl?: string): JobView {
   return {

@@ -1,9 +1,9 @@
 import type { Caller } from '#shared/auth/authorize.ts';
 import { config } from '#shared/config.ts';
-import { toPublicError } from '#shared/http/errors.ts';
+import { HttpError, toPublicError } from '#shared/http/errors.ts';
 import type { FileResult } from '#shared/http/respond.ts';
 import type { CallInput } from '#shared/http/stack.ts';
-import { type JobRecord, publicView } from '#shared/jobs/record.ts';
+import { failIfAbandoned, isAbandoned, type JobRecord, publicView } from '#shared/jobs/record.ts';
 import { loadJob, resultUrl, saveJob, saveResult } from '#shared/jobs/store.ts';
 import { deliverWebhook } from '#shared/jobs/webhook.ts';
 import { webhookSecret } from '#shared/jobs/webhook-secret.ts';
@@ -31,16 +31,75 @@ function progressPublisher(record: JobRecord) {
 }
 
 /**
- * Runs a queued job with the route's own work function, stores the result, and tells the
- * callback. A job already started (a retried invocation) is left alone.
+ * How the worker's invocation is shared out (`endsAt` is when Lambda stops it). The work stops
+ * `AFTER_WORK_MS` before the end: room to store the result and the record and to make at least one
+ * webhook attempt; the webhook's retries use what is left, up to `LAST_WRITE_MS` before the end,
+ * kept for recording how the delivery went.
  */
-export async function runJob(jobId: string, work: FileWork, signal: AbortSignal): Promise<void> {
+const AFTER_WORK_MS = 20_000;
+const LAST_WRITE_MS = 3_000;
+
+/**
+ * A running job is abandoned this long after its invocation's end: by then its worker has
+ * certainly been stopped, whatever the clocks of two hosts and the store's latency.
+ */
+const ABANDON_MARGIN_MS = 60_000;
+
+const durationText = (ms: number) =>
+  ms >= 120_000 ? `${Number((ms / 60_000).toFixed(1))} min` : `${Math.round(ms / 1000)} s`;
+
+/**
+ * A job that used up its time answers as a conversion that does not finish in time (413
+ * media_too_long): the remedy is the same, less work in one request, and no tier lifts it.
+ */
+function outOfTime(budgetMs: number, cause: unknown): HttpError {
+  return new HttpError(
+    'media_too_long',
+    `The job did not finish within ${durationText(budgetMs)}, the processing time of one job on every tier; send less work in one job, such as a shorter part of the media (start, duration), a smaller size or fewer pages.`,
+    { cause },
+  );
+}
+
+/** Posts the finished job to its callback within the invocation's time, and records the outcome. */
+async function notify(record: JobRecord, secret: string, endsAt: number): Promise<void> {
+  const view = publicView(record, await resultUrl(record));
+  record.webhook = await deliverWebhook(record.callbackUrl, view, {
+    secret,
+    retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
+    allowPrivate: config.SOURCE_ALLOW_PRIVATE,
+    deadline: endsAt - LAST_WRITE_MS,
+  });
+  await saveJob(record);
+  log('info', 'job finished', {
+    jobId: record.jobId,
+    route: record.route,
+    status: record.status,
+    webhook: record.webhook,
+  });
+}
+
+/**
+ * Runs a queued job with the route's own work function, stores the result, and tells the
+ * callback; `endsAt` is when Lambda stops this invocation (epoch ms). A job already running is
+ * left to its worker (this is a retried or repeated invocation), unless that worker is gone: then
+ * the job is recorded as failed and the callback told.
+ */
+export async function runJob(jobId: string, work: FileWork, endsAt: number): Promise<void> {
   const record = await loadJob(jobId);
-  if (record?.status !== 'queued') return;
+  if (!record) return;
+  if (isAbandoned(record)) {
+    const failed = failIfAbandoned(record);
+    log('error', 'job abandoned by its worker', { jobId, route: record.route });
+    await saveJob(failed);
+    await notify(failed, await webhookSecret(), endsAt);
+    return;
+  }
+  if (record.status !== 'queued') return;
   // Before any work: a job whose webhook could not be signed stays queued, and Lambda's retry of
   // this asynchronous invocation runs it again.
   const secret = await webhookSecret();
   record.status = 'running';
+  record.runDeadline = new Date(endsAt + ABANDON_MARGIN_MS).toISOString();
   await saveJob(record);
 
   const caller: Caller = {
@@ -49,6 +108,8 @@ export async function runJob(jobId: string, work: FileWork, signal: AbortSignal)
     requestsPerMinute: record.requestsPerMinute,
     keyed: true,
   };
+  const budgetMs = Math.max(1000, endsAt - AFTER_WORK_MS - Date.now());
+  const budget = AbortSignal.timeout(budgetMs);
   const workspace = new Workspace();
   const progress = progressPublisher(record);
   try {
@@ -58,7 +119,7 @@ export async function runJob(jobId: string, work: FileWork, signal: AbortSignal)
       limits: { ...tiers[record.tier], requestsPerMinute: record.requestsPerMinute },
       requestId: jobId,
       workspace,
-      signal,
+      signal: budget,
       params: {},
       onProgress: progress.report,
     });
@@ -66,7 +127,8 @@ export async function runJob(jobId: string, work: FileWork, signal: AbortSignal)
     record.status = 'succeeded';
     record.progress = 100;
   } catch (error) {
-    const publicError = toPublicError(error, jobId);
+    // Whatever the work threw once its time was up, running out of time is why it failed.
+    const publicError = budget.aborted ? outOfTime(budgetMs, error) : toPublicError(error, jobId);
     if (publicError.statusCode >= 500) {
       log('error', 'job failed', {
         jobId,
@@ -82,13 +144,5 @@ export async function runJob(jobId: string, work: FileWork, signal: AbortSignal)
   }
   record.finishedAt = new Date().toISOString();
   await saveJob(record);
-
-  const view = publicView(record, await resultUrl(record));
-  record.webhook = await deliverWebhook(record.callbackUrl, view, {
-    secret,
-    retryDelaysMs: config.WEBHOOK_RETRY_DELAYS_MS,
-    allowPrivate: config.SOURCE_ALLOW_PRIVATE,
-  });
-  await saveJob(record);
-  log('info', 'job finished', { jobId, route: record.route, status: record.status, webhook: record.webhook });
+  await notify(record, secret, endsAt);
 }

@@ -5,7 +5,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config } from '#shared/config.ts';
 import { contentDisposition } from '#shared/http/headers.ts';
 import type { FileResult } from '#shared/http/respond.ts';
-import type { JobRecord } from '#shared/jobs/record.ts';
+import { JOB_TTL_MS, type JobRecord } from '#shared/jobs/record.ts';
 
 /** Job records and results in S3 (an S3-protocol server on loopback when run locally). */
 let client: S3Client | undefined;
@@ -64,9 +64,15 @@ export async function saveResult(jobId: string, file: FileResult): Promise<NonNu
   return { key, fileName: file.fileName, contentType: file.contentType, sizeBytes: size };
 }
 
-/** A time-limited download link for a finished job's result. */
-export function resultUrl(record: JobRecord): Promise<string | undefined> {
+/**
+ * A time-limited download link for a finished job's result. It never outlives the job: read late
+ * in the job's 24 h, a link of the full length would still open the result after the job is gone.
+ */
+export function resultUrl(record: JobRecord, now = Date.now()): Promise<string | undefined> {
   if (!record.result) return Promise.resolve(undefined);
+  const secondsLeft = Math.floor((Date.parse(record.createdAt) + JOB_TTL_MS - now) / 1000);
+  const expiresIn = Math.min(config.JOB_RESULT_URL_SECONDS, secondsLeft);
+  if (expiresIn < 1) return Promise.resolve(undefined);
   const command = new GetObjectCommand({ Bucket: config.JOBS_BUCKET, Key: record.result.key });
-  return getSignedUrl(s3(), command, { expiresIn: config.JOB_RESULT_URL_SECONDS });
+  return getSignedUrl(s3(), command, { expiresIn });
 }

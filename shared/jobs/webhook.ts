@@ -8,6 +8,11 @@ export interface WebhookOptions {
   retryDelaysMs: readonly number[];
   allowPrivate: boolean;
   attemptTimeoutMs?: number;
+  /**
+   * When the function delivering it will be stopped (epoch ms): no attempt or pause runs past it,
+   * so that Lambda never cuts a delivery midway and the outcome is always recorded.
+   */
+  deadline?: number;
 }
 
 export interface WebhookOutcome {
@@ -20,10 +25,13 @@ export interface WebhookOutcome {
 export const signBody = (body: string, secret: string) =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
+/** An attempt is not started with less time than this before the deadline. */
+const MIN_ATTEMPT_MS = 1000;
+
 /**
  * POSTs the job JSON to the callback URL, signed, through the same address-checked, pinned,
- * no-redirect connection as source downloads. Retries with backoff; never throws: a webhook that
- * fails for good leaves the job readable by polling.
+ * no-redirect connection as source downloads. Retries with backoff as long as the deadline allows;
+ * never throws: a webhook that fails for good leaves the job readable by polling.
  */
 export async function deliverWebhook(
   url: string,
@@ -36,11 +44,14 @@ export async function deliverWebhook(
     'User-Agent': 'file-conversion-api-webhook',
     'X-Signature': signBody(body, options.secret),
   };
+  const timeLeft = () => (options.deadline ?? Number.POSITIVE_INFINITY) - Date.now();
   let lastStatus: number | undefined;
-  const tries = options.retryDelaysMs.length + 1;
-  for (let attempt = 1; attempt <= tries; attempt += 1) {
+  let attempts = 0;
+  for (let attempt = 1; attempt <= options.retryDelaysMs.length + 1; attempt += 1) {
+    if (timeLeft() < MIN_ATTEMPT_MS) break;
+    attempts = attempt;
     try {
-      const signal = AbortSignal.timeout(options.attemptTimeoutMs ?? 10_000);
+      const signal = AbortSignal.timeout(Math.min(options.attemptTimeoutMs ?? 10_000, timeLeft()));
       const response = await openPinnedRequest(new URL(url), {
         method: 'POST',
         headers,
@@ -57,7 +68,8 @@ export async function deliverWebhook(
       lastStatus = undefined;
     }
     const delay = options.retryDelaysMs[attempt - 1];
-    if (delay !== undefined) await sleep(delay);
+    if (delay === undefined || timeLeft() < delay + MIN_ATTEMPT_MS) break;
+    await sleep(delay);
   }
-  return { attempts: tries, delivered: false, ...(lastStatus === undefined ? {} : { lastStatus }) };
+  return { attempts, delivered: false, ...(lastStatus === undefined ? {} : { lastStatus }) };
 }

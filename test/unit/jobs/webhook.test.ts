@@ -79,6 +79,36 @@ describe('signed webhooks', () => {
     expect(received).toHaveLength(0);
   });
 
+  it('retries only while the deadline leaves time for the pause and an attempt', async () => {
+    received.length = 0;
+    failuresLeft = 10;
+    // The second pause would outlast the function that delivers: it is not taken.
+    const outcome = await deliverWebhook(
+      server.url('/hook'),
+      {},
+      {
+        secret: 's'.repeat(20),
+        retryDelaysMs: [20, 600_000],
+        allowPrivate: true,
+        deadline: Date.now() + 5000,
+      },
+    );
+    failuresLeft = 0;
+    expect(outcome).toEqual({ attempts: 2, delivered: false, lastStatus: 503 });
+    expect(received).toHaveLength(2);
+  });
+
+  it('makes no attempt when the deadline is too close for one', async () => {
+    received.length = 0;
+    const outcome = await deliverWebhook(
+      server.url('/hook'),
+      {},
+      { secret: 's'.repeat(20), retryDelaysMs: [20], allowPrivate: true, deadline: Date.now() + 100 },
+    );
+    expect(outcome).toEqual({ attempts: 0, delivered: false });
+    expect(received).toHaveLength(0);
+  });
+
   it('produces the documented header format', () => {
     expect(signBody('{}', 'k')).toMatch(/^sha256=[0-9a-f]{64}$/);
   });
