@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { apiEvent } from '../support/lambda.ts';
-import { audioFormats, buildCorpus, corpusFormats, videoFormats } from './corpus.ts';
+import { buildCorpus, corpusFormats } from './corpus/build.ts';
+import { audioFormats, videoFormats } from './corpus/media.ts';
 import {
   acceptedFormats,
   bodyWithSource,

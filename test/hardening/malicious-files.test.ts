@@ -9,7 +9,9 @@ import { ffprobePath } from '#shared/media/binaries.ts';
 import type { RouteSpec } from '#shared/routes.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { type Answer, apiEvent } from '../support/lambda.ts';
-import { type Bait, buildCorpus, type Corpus, corpusFormats, pngClaiming, type Specimen } from './corpus.ts';
+import { buildCorpus, corpusFormats } from './corpus/build.ts';
+import { pngClaiming } from './corpus/images.ts';
+import type { Bait, Corpus, Specimen } from './corpus/specimen.ts';
 import {
   acceptedFormats,
   bodyWithSource,

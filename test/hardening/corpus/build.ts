@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { imageFormats, imageOriginals, imageSpecimens } from './images.ts';
+import { audioFormats, ffmpegBytes, media, mediaOriginals, mediaSpecimens, videoFormats } from './media.ts';
+import { pdfDocument, pdfSpecimens } from './pdf.ts';
+import type { Bait, Corpus } from './specimen.ts';
+
+/** Every input format the corpus has specimens for. */
+export const corpusFormats = (): readonly string[] => [
+  ...imageFormats,
+  'pdf',
+  ...audioFormats,
+  ...videoFormats,
+];
+
+/** The bait files, the sound original of every format, and the whole corpus, written under `dir`. */
+export async function buildCorpus(
+  dir: string,
+  trackerUrl: string,
+): Promise<{ corpus: Corpus; bait: Bait; originals: Record<string, Buffer> }> {
+  await mkdir(join(dir, 'secret'), { recursive: true });
+  const token = `SECRET-${randomBytes(12).toString('hex')}`;
+  const bait: Bait = {
+    token,
+    secretText: join(dir, 'secret', 'token.txt'),
+    secretPng: join(dir, 'secret', 'green.png'),
+    secretWav: join(dir, 'secret', 'tone.wav'),
+    trackerUrl,
+  };
+  await writeFile(bait.secretText, `${token}\n`);
+  await writeFile(
+    bait.secretPng,
+    await sharp({ create: { width: 64, height: 64, channels: 3, background: '#00ff00' } })
+      .png()
+      .toBuffer(),
+  );
+  await writeFile(bait.secretWav, await ffmpegBytes(dir, 'tone.wav', media.wav!));
+  const [images, audioVideo] = await Promise.all([imageOriginals(), mediaOriginals(dir)]);
+  const originals: Record<string, Buffer> = { ...images, pdf: pdfDocument(), ...audioVideo };
+  const [pdf, mediaCorpus] = await Promise.all([
+    pdfSpecimens(bait, originals.pdf!),
+    mediaSpecimens(dir, bait, originals),
+  ]);
+  return { corpus: { ...imageSpecimens(bait, originals), pdf, ...mediaCorpus }, bait, originals };
+}
