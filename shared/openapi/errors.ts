@@ -91,7 +91,8 @@ export const errorMeanings: Readonly<Record<ErrorCode, { meaning: string; messag
     message: 'The source is over 20000000 bytes, the free tier limit; the pro tier allows more.',
   },
   media_too_long: {
-    meaning: 'The media is longer than the tier allows; the message names the tier that lifts the limit.',
+    meaning:
+      'The media is longer than the tier allows (the message names the tier that lifts the limit), or a conversion or async job did not finish within its processing time, the same on every tier.',
     message: 'The media lasts 300 s, over the 120 s of the free tier; the pro tier allows more.',
   },
   unsupported_media_type: {

@@ -9,7 +9,10 @@ export const jobView = z.object({
   progress: z.number().int().min(0).max(100),
   createdAt: z.iso.datetime(),
   finishedAt: z.iso.datetime().optional(),
-  resultUrl: z.url().optional().describe('A time-limited download link for the result (1 h by default).'),
+  resultUrl: z
+    .url()
+    .optional()
+    .describe('A time-limited download link for the result (1 h by default, never past the job’s expiry).'),
   error: errorBody.optional(),
 });
 
@@ -22,7 +25,8 @@ export const jobsRoutes: RouteSpec[] = [
     tag: 'Jobs',
     summary: 'Read an async job',
     description:
-      'Only the API key that created the job may read it; any other key, an unknown id and a job older than 24 h answer 404. Without x-api-key: 401 missing_api_key.',
+      'Only the API key that created the job may read it; any other key, an unknown id and a job older than 24 h answer 404. Without x-api-key: 401 missing_api_key. ' +
+      'A job that does not finish within its function’s time fails with `media_too_long`. A job whose worker stopped without finishing (out of memory, or at the function’s timeout) reads as `failed` with `internal_error` once its run deadline (the worker’s time limit plus a minute) has passed, and the webhook is then sent by the worker’s next invocation.',
     response: jobView,
     errors: ['missing_api_key', 'not_found'],
   },
