@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as audioConvert } from '#functions/audio-convert/handler.ts';
 import { handler as mediaInfo } from '#functions/media-info/handler.ts';
 import { handler as videoConvert } from '#functions/video-convert/handler.ts';
 import { handler as extractAudio } from '#functions/video-extract-audio/handler.ts';
 import { handler as videoThumbnail } from '#functions/video-thumbnail/handler.ts';
+import { Workspace } from '#shared/workspace.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { apiEvent, call } from '../support/lambda.ts';
 import { childMediaProcesses, MediaFixtures } from '../unit/media/fixtures.ts';
@@ -26,8 +28,6 @@ const routes = [
 function expectClean(message: string) {
   expect(message).not.toMatch(/\/tmp|fca-|media-fixtures|file:|ffmpeg|ffprobe|\bat \S+:\d+/);
 }
-
-const tempFolders = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('fca-')).sort();
 
 beforeAll(async () => {
   await server.start();
@@ -81,12 +81,23 @@ describe.each(routes)('%s with a source that is not a media file', (_path, handl
 
 describe('after failures', () => {
   it('no ffmpeg process and no workspace is left behind', async () => {
-    const before = await tempFolders();
-    for (const [, handler, options] of routes) {
-      await call(handler, apiEvent({ sourceUrl: server.url('/truncated.mp4'), ...options }));
-      await call(handler, apiEvent({ sourceUrl: server.url('/segment.mp4'), ...options }));
+    // A temporary folder of this test's own: test files running alongside make and remove their
+    // workspaces in the shared one, so only an empty folder of ours says nothing was left.
+    const scratch = await mkdtemp(join(tmpdir(), 'media-errors-'));
+    vi.stubEnv('TMPDIR', scratch);
+    try {
+      const workspace = new Workspace();
+      expect(await workspace.dir()).toMatch(new RegExp(`^${scratch}/fca-`));
+      await workspace.dispose();
+      for (const [, handler, options] of routes) {
+        await call(handler, apiEvent({ sourceUrl: server.url('/truncated.mp4'), ...options }));
+        await call(handler, apiEvent({ sourceUrl: server.url('/segment.mp4'), ...options }));
+      }
+      expect(await childMediaProcesses()).toEqual([]);
+      expect(await readdir(scratch)).toEqual([]);
+    } finally {
+      vi.unstubAllEnvs();
+      await rm(scratch, { recursive: true, force: true });
     }
-    expect(await childMediaProcesses()).toEqual([]);
-    expect(await tempFolders()).toEqual(before);
   });
 });
