@@ -3,7 +3,7 @@ import { handler as audioConvert } from '#functions/audio-convert/handler.ts';
 import { handler as extractAudio } from '#functions/video-extract-audio/handler.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { type Answer, apiEvent, call } from '../support/lambda.ts';
-import { MediaFixtures, packetSizes, probe, type Recipe } from '../unit/media/fixtures.ts';
+import { MediaFixtures, packetSizes, probe, type Recipe, topLevelBoxes } from '../unit/media/fixtures.ts';
 
 const server = new FixtureServer();
 const fixtures = new MediaFixtures();
@@ -81,6 +81,12 @@ describe('POST /audio-convert: every audio format to every other', () => {
     if (copies(source, target)) {
       const original = await packetSizes(await fixtures.path(source), 'a:0');
       expect(sameStream(await packetSizes(path, 'a:0'), original)).toBe(true);
+    }
+    if (target === 'm4a') {
+      // Faststart: the index (moov) before the media data (mdat).
+      const boxes = await topLevelBoxes(path);
+      expect(boxes.indexOf('moov')).toBeGreaterThanOrEqual(0);
+      expect(boxes.indexOf('moov')).toBeLessThan(boxes.indexOf('mdat'));
     }
   });
 });

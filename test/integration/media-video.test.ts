@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as videoConvert } from '#functions/video-convert/handler.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { type Answer, apiEvent, call } from '../support/lambda.ts';
-import { MediaFixtures, packetSizes, probe, type Recipe } from '../unit/media/fixtures.ts';
+import { MediaFixtures, packetSizes, probe, type Recipe, topLevelBoxes } from '../unit/media/fixtures.ts';
 
 const server = new FixtureServer();
 const fixtures = new MediaFixtures();
@@ -87,6 +87,14 @@ describe('POST /video-convert: every container to every other', () => {
     const original = await fixtures.path(source);
     if (copyVideo) expect(await packetSizes(path, 'v:0')).toEqual(await packetSizes(original, 'v:0'));
     if (copyAudio) expect(await packetSizes(path, 'a:0')).toEqual(await packetSizes(original, 'a:0'));
+    if (target === 'mp4' || target === 'mov') {
+      // Faststart: the index before the media data, so playback starts before the download ends.
+      // The mp4 and mov fixtures have theirs after it, so a copy proves the move too.
+      const boxes = await topLevelBoxes(path);
+      expect(boxes).toContain('mdat');
+      expect(boxes.indexOf('moov')).toBeGreaterThanOrEqual(0);
+      expect(boxes.indexOf('moov')).toBeLessThan(boxes.indexOf('mdat'));
+    }
   });
 });
 

@@ -201,6 +201,30 @@ export async function packetSizes(path: string, stream: 'v:0' | 'a:0'): Promise<
     .map((line) => Number.parseInt(line, 10));
 }
 
+/**
+ * The types of an MP4/QuickTime file's top-level boxes, in file order. A file plays progressively
+ * (faststart) when `moov`, the index, comes before `mdat`, the media data.
+ */
+export async function topLevelBoxes(path: string): Promise<string[]> {
+  const bytes = await readFile(path);
+  const boxes: string[] = [];
+  let offset = 0;
+  while (offset + 8 <= bytes.length) {
+    const size32 = bytes.readUInt32BE(offset);
+    boxes.push(bytes.toString('latin1', offset + 4, offset + 8));
+    // 1: a 64-bit size follows the type; 0: the box runs to the end of the file.
+    const size =
+      size32 === 1
+        ? Number(bytes.readBigUInt64BE(offset + 8))
+        : size32 === 0
+          ? bytes.length - offset
+          : size32;
+    if (size < 8) throw new Error(`box of ${size} bytes at ${offset} in ${path}`);
+    offset += size;
+  }
+  return boxes;
+}
+
 /** Processes this test process started that are ffmpeg or ffprobe, zombies included. */
 export async function childMediaProcesses(): Promise<Array<{ pid: number; state: string }>> {
   const found: Array<{ pid: number; state: string }> = [];
