@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes.ts';
-import { problemsOf, runLoad } from '../../scripts/load.ts';
+import { problemsOf } from '../../scripts/load/report.ts';
+import { runLoad } from '../../scripts/load.ts';
 
 /**
  * A short version of `scripts/load.ts`: a few seconds of mixed traffic at four times the cores
