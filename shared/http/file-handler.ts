@@ -25,8 +25,8 @@ export function createFileHandler<S extends z.ZodObject>(
   schema: S,
   work: Work<z.infer<S>, FileResult>,
 ) {
-  const http = postStack(route, withCallback(schema), true).handler(async (event, _context, { signal }) => {
-    const input = inputFor<z.infer<S> & { callbackUrl?: string }>(event, signal);
+  const http = postStack(route, withCallback(schema), true).handler(async (event, context, { signal }) => {
+    const input = inputFor<z.infer<S> & { callbackUrl?: string }>(event, signal, context);
     const { callbackUrl, ...body } = input.body;
     if (callbackUrl !== undefined) return acceptJob(route, body, callbackUrl, input.caller);
     return fileResponse(await work({ ...input, body: body as z.infer<S> }));

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Caller } from '#shared/auth/authorize.ts';
 import {
@@ -24,6 +24,12 @@ export interface CallInput<Body> {
   requestId: string;
   workspace: Workspace;
   signal: AbortSignal;
+  /**
+   * When the request must have answered (epoch ms): Lambda stops the function then. What waits on
+   * others, such as a source download, gives up before it, so the caller hears why. An async job
+   * has none: its work is bounded by `signal`.
+   */
+  deadline?: number | undefined;
   /** Path parameters, e.g. `{ jobId }` for `/jobs/{jobId}`. */
   params: Record<string, string>;
   /** Reports percent done (0–100); async jobs publish it, synchronous calls ignore it. */
@@ -32,7 +38,11 @@ export interface CallInput<Body> {
 
 export type Work<Body, Result> = (input: CallInput<Body>) => Promise<Result> | Result;
 
-export function inputFor<Body>(event: APIGatewayProxyEvent, signal: AbortSignal): CallInput<Body> {
+export function inputFor<Body>(
+  event: APIGatewayProxyEvent,
+  signal: AbortSignal,
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+): CallInput<Body> {
   const scope = scopeOf(event);
   return {
     body: scope.body as Body,
@@ -41,6 +51,7 @@ export function inputFor<Body>(event: APIGatewayProxyEvent, signal: AbortSignal)
     requestId: scope.requestId,
     workspace: scope.workspace,
     signal,
+    deadline: Date.now() + context.getRemainingTimeInMillis(),
     params: Object.fromEntries(
       Object.entries(event.pathParameters ?? {}).filter(([, v]) => v !== undefined),
     ) as Record<string, string>,
@@ -66,8 +77,8 @@ export function createJsonHandler<S extends z.ZodType>(
   schema: S,
   work: Work<z.infer<S>, unknown>,
 ) {
-  return postStack(route, schema, false).handler(async (event, _context, { signal }) =>
-    jsonResponse(200, await work(inputFor(event, signal))),
+  return postStack(route, schema, false).handler(async (event, context, { signal }) =>
+    jsonResponse(200, await work(inputFor(event, signal, context))),
   );
 }
 
@@ -76,5 +87,5 @@ export function createGetHandler(route: string, work: Work<undefined, HttpRespon
   return middy<APIGatewayProxyEvent, HttpResponse>({ requestEnd: endRequest })
     .use(requestScope(route))
     .use(errorResponses())
-    .handler(async (event, _context, { signal }) => work(inputFor(event, signal)));
+    .handler(async (event, context, { signal }) => work(inputFor(event, signal, context)));
 }

@@ -11,7 +11,8 @@ export async function downloadImage(
     limits,
     workspace,
     signal,
-  }: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal'>,
+    deadline,
+  }: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal' | 'deadline'>,
 ): Promise<ImageSource & { sizeBytes: number; baseName: string }> {
   const source = await downloadSource(url, {
     workspace,
@@ -19,6 +20,7 @@ export async function downloadImage(
     tier: caller.tier,
     accept: imageInputFormats,
     signal,
+    deadline,
   });
   // downloadSource refuses every format outside `accept`; this narrows the type.
   if (!isImageInputFormat(source.format)) throw new Error(`download accepted ${source.format}`);

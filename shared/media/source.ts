@@ -11,7 +11,8 @@ export async function downloadMedia(
     limits,
     workspace,
     signal,
-  }: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal'>,
+    deadline,
+  }: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal' | 'deadline'>,
 ): Promise<MediaInput & { sizeBytes: number }> {
   const source = await downloadSource(url, {
     workspace,
@@ -19,6 +20,7 @@ export async function downloadMedia(
     tier: caller.tier,
     accept: mediaSourceFormats,
     signal,
+    deadline,
   });
   // downloadSource refuses every format outside `accept`; this narrows the type.
   if (!isMediaSourceFormat(source.format)) throw new Error(`download accepted ${source.format}`);

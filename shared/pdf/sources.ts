@@ -29,6 +29,8 @@ export interface SourceRequest {
   caller: { tier: TierName };
   limits: TierLimits;
   signal?: AbortSignal;
+  /** When the request must have answered (epoch ms). */
+  deadline?: number;
 }
 
 /** Downloads the one PDF of a request under the contract's download rules. */
@@ -39,6 +41,7 @@ export function downloadPdf(url: string, request: SourceRequest): Promise<Source
     tier: request.caller.tier,
     accept: ['pdf'],
     signal: request.signal,
+    deadline: request.deadline,
     fileName: 'source-0',
   });
 }
@@ -87,6 +90,7 @@ export async function downloadBatch(
           tier,
           accept,
           signal,
+          deadline: request.deadline,
           field,
           fileName: `source-${index}`,
           onChunk: countBatch,

@@ -24,6 +24,8 @@ export interface SourceOptions {
   accept: readonly SourceFormat[] | 'any';
   /** Time for the whole exchange, connect to last byte; default SOURCE_TIMEOUT_MS. */
   timeoutMs?: number;
+  /** When the request must have answered (epoch ms); the download gives up a margin before it. */
+  deadline?: number | undefined;
   /** Lets loopback and private addresses through; default SOURCE_ALLOW_PRIVATE. */
   allowPrivate?: boolean;
   signal?: AbortSignal;
@@ -43,6 +45,20 @@ export interface Source {
   format: SourceFormat | undefined;
   sizeBytes: number;
   baseName: string;
+}
+
+/**
+ * Time kept back before the request's deadline: a source still sending then is cut off with 504
+ * source_timeout while there is time to answer, rather than the function being stopped mid-download.
+ */
+export const DEADLINE_MARGIN_MS = 1000;
+
+/** The download's time: the configured timeout, shortened to what the request has left. */
+function downloadTime(options: SourceOptions): { ms: number; why: string } {
+  const configured = options.timeoutMs ?? config.SOURCE_TIMEOUT_MS;
+  const left = (options.deadline ?? Number.POSITIVE_INFINITY) - DEADLINE_MARGIN_MS - Date.now();
+  if (configured <= left) return { ms: configured, why: '' };
+  return { ms: Math.max(0, left), why: ', the time this request had left' };
 }
 
 /** Decimal units, as the tier table states its limits. */
@@ -153,17 +169,17 @@ function unsupported(found: SourceFormat | undefined, accept: readonly SourceFor
 export async function downloadSource(rawUrl: string, options: SourceOptions): Promise<Source> {
   const url = assertHttpUrl(rawUrl, options.field);
   const path = await options.workspace.file(options.fileName ?? 'source');
-  const timeoutMs = options.timeoutMs ?? config.SOURCE_TIMEOUT_MS;
-  const deadline = new AbortController();
+  const time = downloadTime(options);
+  const timeUp = new AbortController();
   const timer = setTimeout(() => {
-    deadline.abort(
+    timeUp.abort(
       new HttpError(
         'source_timeout',
-        `The source did not send the whole file within ${Number((timeoutMs / 1000).toFixed(3))} s.`,
+        `The source did not send the whole file within ${Number((time.ms / 1000).toFixed(3))} s${time.why}.`,
       ),
     );
-  }, timeoutMs);
-  const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
+  }, time.ms);
+  const signal = options.signal ? AbortSignal.any([timeUp.signal, options.signal]) : timeUp.signal;
   let response: IncomingMessage | undefined;
   try {
     response = await openPinnedRequest(url, {

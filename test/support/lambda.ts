@@ -60,8 +60,12 @@ export interface Answer {
 }
 
 /** Invokes a handler (buffered or streaming) and collects the whole answer. */
-export async function call(handler: unknown, event: APIGatewayProxyEvent): Promise<Answer> {
-  const result = await invokeHandler(handler, event, lambdaContext());
+export async function call(
+  handler: unknown,
+  event: APIGatewayProxyEvent,
+  context: Context = lambdaContext(),
+): Promise<Answer> {
+  const result = await invokeHandler(handler, event, context);
   const body = Buffer.isBuffer(result.body) ? result.body : await buffer(result.body as Readable);
   await result.done;
   return { ...result, body, json: () => JSON.parse(body.toString('utf8')) };
