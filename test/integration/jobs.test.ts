@@ -1,15 +1,22 @@
+import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyId } from '#shared/auth/authorize.ts';
+import { ffmpegPath } from '#shared/media/binaries.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { MediaFixtures, probe } from '../unit/media/fixtures.ts';
 
 const WEBHOOK_SECRET = 'webhook-secret-for-the-job-tests';
 const pro = { 'x-api-key': 'pro-key' };
+/** A key of its own, with room for polls a few times a second. */
+const poller = { 'x-api-key': 'poller-key' };
 
 interface Delivery {
   path: string;
@@ -20,6 +27,7 @@ interface Delivery {
 describe('async jobs through the local gateway, S3 server and webhooks', () => {
   let gateway: RunningGateway;
   const fixtures = new FixtureServer();
+  const media = new MediaFixtures();
   const deliveries: Delivery[] = [];
   let flakyFailures = 1;
 
@@ -29,6 +37,16 @@ describe('async jobs through the local gateway, S3 server and webhooks', () => {
       .png()
       .toBuffer();
     fixtures.serve('/red.png', png, 'image/png');
+    // 20 s of a small picture, cheap to make; scaled up to 1080p, its conversion lasts long enough
+    // (seconds) for polls to see the job running with its progress.
+    await media.open();
+    const clip = await media.save('clip.mp4', '');
+    await promisify(execFile)(ffmpegPath, [
+      ...['-v', 'error', '-nostdin', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=25:duration=20'],
+      ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=20', '-c:v', 'libx264', '-preset', 'ultrafast'],
+      ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-f', 'mp4', clip],
+    ]);
+    fixtures.serve('/clip.mp4', await readFile(clip), 'video/mp4');
     const record = (path: string, status: () => number) =>
       fixtures.route(path, async (request, response) => {
         deliveries.push({
@@ -41,7 +59,7 @@ describe('async jobs through the local gateway, S3 server and webhooks', () => {
     record('/hook', () => 200);
     record('/flaky-hook', () => (flakyFailures-- > 0 ? 500 : 200));
     gateway = await startLocalGateway({
-      API_KEYS: 'pro-key:pro,other-key:pro,free-key:free',
+      API_KEYS: 'pro-key:pro,other-key:pro,free-key:free,poller-key:enterprise:100000',
       WEBHOOK_SECRET,
       WEBHOOK_RETRY_DELAYS_MS: '50,50',
       SOURCE_ALLOW_PRIVATE: 'true',
@@ -50,6 +68,7 @@ describe('async jobs through the local gateway, S3 server and webhooks', () => {
   afterAll(async () => {
     await gateway.stop();
     await fixtures.stop();
+    await media.close();
   });
 
   const waitFor = async <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => {
@@ -103,6 +122,54 @@ describe('async jobs through the local gateway, S3 server and webhooks', () => {
       progress: 100,
     });
   });
+
+  it('runs a real video conversion, showing its progress while it runs, and stores a playable result', async () => {
+    const response = await postJson(
+      `${gateway.url}/video-convert`,
+      {
+        sourceUrl: fixtures.url('/clip.mp4'),
+        outputFormat: 'webm',
+        width: 1920,
+        callbackUrl: fixtures.url('/hook'),
+      },
+      poller,
+    );
+    expect(response.status).toBe(202);
+    const { jobId, statusUrl } = (await response.json()) as { jobId: string; statusUrl: string };
+
+    const polls: Array<{ status: string; progress: number }> = [];
+    let job: Record<string, unknown> = {};
+    for (let poll = 0; poll < 3000 && job.status !== 'succeeded' && job.status !== 'failed'; poll += 1) {
+      job = (await (await fetch(`${gateway.url}${statusUrl}`, { headers: poller })).json()) as Record<
+        string,
+        unknown
+      >;
+      polls.push({ status: String(job.status), progress: Number(job.progress) });
+      await sleep(30);
+    }
+
+    expect(job, JSON.stringify(job.error)).toMatchObject({ jobId, status: 'succeeded', progress: 100 });
+    const running = polls.filter((poll) => poll.status === 'running');
+    expect(running.some((poll) => poll.progress > 0 && poll.progress < 100)).toBe(true);
+    for (const { progress } of polls) {
+      expect(progress).toBeGreaterThanOrEqual(0);
+      expect(progress).toBeLessThanOrEqual(100);
+    }
+    const seen = polls.map((poll) => poll.progress);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+
+    const result = await fetch(job.resultUrl as string);
+    expect(result.status).toBe(200);
+    expect(result.headers.get('content-type')).toBe('video/webm');
+    const probed = await probe(await media.save('result.webm', Buffer.from(await result.arrayBuffer())));
+    expect(probed.formatName).toBe('matroska,webm');
+    expect(probed.video).toMatchObject({ codec_name: 'vp9', width: 1920, height: 1080 });
+    expect(probed.audio?.codec_name).toBe('opus');
+    expect(Math.abs(probed.duration - 20)).toBeLessThan(0.5);
+
+    const delivery = await waitFor(async () => deliveries.find((d) => d.body.includes(jobId)), 'the webhook');
+    expect(JSON.parse(delivery.body)).toMatchObject({ jobId, status: 'succeeded', progress: 100 });
+  }, 120_000);
 
   it('lets only the creating key read a job', async () => {
     const response = await postJson(
