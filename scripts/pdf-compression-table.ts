@@ -85,6 +85,18 @@ async function slides(): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: false });
 }
 
+/** A letter page with a 3000 × 2000 photo (JPEG, quality 90) drawn 3 in wide, as a thumbnail. */
+async function photoDrawnSmall(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const jpeg = await sharp(await photoPixels(3000, 2000), { raw: { width: 3000, height: 2000, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  doc
+    .addPage([612, 792])
+    .drawImage(await doc.embedJpg(jpeg), { x: inch, y: 6 * inch, width: 3 * inch, height: 2 * inch });
+  return doc.save();
+}
+
 /** Twenty pages of text only. */
 async function textReport(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -100,11 +112,16 @@ async function textReport(): Promise<Uint8Array> {
 const documents: Array<[string, () => Promise<Uint8Array>]> = [
   ['2 A4 pages scanned at 300 dpi (JPEG)', scannedPages],
   ['4 slides with 1600 × 1200 lossless photos', slides],
+  ['a 3000 × 2000 photo drawn 3 in wide', photoDrawnSmall],
   ['20 pages of text only', textReport],
 ];
 
-const size = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
-const share = (bytes: number, of: number) => `${Math.round((bytes / of) * 100)} %`;
+const size = (bytes: number) =>
+  bytes >= 1_000_000 ? `${(bytes / 1_000_000).toFixed(2)} MB` : `${Math.round(bytes / 1000)} KB`;
+const share = (bytes: number, of: number) => {
+  const percent = (bytes / of) * 100;
+  return `${percent < 1 ? percent.toFixed(1) : Math.round(percent)} %`;
+};
 
 const dir = await mkdtemp(join(tmpdir(), 'pdf-table-'));
 try {

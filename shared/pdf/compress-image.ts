@@ -13,7 +13,7 @@ import sharp, { type Sharp } from 'sharp';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 
 export interface ImageSettings {
-  /** The longest side, in pixels, any image needs: the longest page side at the level's dpi. */
+  /** The longest side, in pixels, this image needs: the level's dpi at its largest drawn size. */
   maxSidePixels: number;
   /** JPEG quality of re-encoded images. */
   quality: number;

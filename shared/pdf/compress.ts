@@ -1,7 +1,8 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
-import { type PDFContext, PDFName, PDFRawStream, PDFRef } from 'pdf-lib';
+import { type PDFContext, PDFName, PDFNumber, PDFRawStream, PDFRef } from 'pdf-lib';
 import { recompressImage } from '#shared/pdf/compress-image.ts';
+import { type DrawnSize, drawnImageSizes, imageKey } from '#shared/pdf/drawn-sizes.ts';
 import { displayedSize } from '#shared/pdf/info.ts';
 import { openPdf } from '#shared/pdf/open.ts';
 import { savePdf } from '#shared/pdf/output.ts';
@@ -29,18 +30,53 @@ const key = (name: string) => PDFName.of(name);
 const imageSubtype = PDFName.of('Image');
 const metadataType = PDFName.of('Metadata');
 
-/** Images that serve as another image's soft mask or stencil mask: they stay lossless. */
-function maskRefs(context: PDFContext): Set<PDFRef> {
-  const masks = new Set<PDFRef>();
+/**
+ * Images that serve as another image's soft mask or stencil mask, with the images they mask: they
+ * stay lossless, and are drawn where those images are.
+ */
+function maskParents(context: PDFContext): Map<PDFRef, PDFRawStream[]> {
+  const masks = new Map<PDFRef, PDFRawStream[]>();
   for (const [, object] of context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFRawStream) || object.dict.get(PDFName.of('Subtype')) !== imageSubtype)
       continue;
     for (const name of ['SMask', 'Mask']) {
       const ref = object.dict.get(key(name));
-      if (ref instanceof PDFRef) masks.add(ref);
+      if (ref instanceof PDFRef) masks.set(ref, [...(masks.get(ref) ?? []), object]);
     }
   }
   return masks;
+}
+
+const POINTS_PER_INCH = 72;
+
+/**
+ * The longest side, in pixels, an image needs: the level's dpi at the largest size it is drawn at
+ * (a mask: the images it masks), never more than it has. When a placement is unknown (PDFium could
+ * not read them all, or the image is drawn only in a pattern, an annotation or a glyph) the bound
+ * is the largest page's.
+ */
+function neededSide(
+  stream: PDFRawStream,
+  drawnAs: readonly PDFRawStream[],
+  drawn: Map<string, DrawnSize> | undefined,
+  dpi: number,
+  pageBound: number,
+): number {
+  const width = stream.dict.lookup(key('Width'));
+  const height = stream.dict.lookup(key('Height'));
+  if (!drawn || !(width instanceof PDFNumber) || !(height instanceof PDFNumber)) return pageBound;
+  const sizes = drawnAs.map((image) => drawn.get(imageKey(image.contents)));
+  if (sizes.length === 0 || sizes.some((size) => size === undefined)) return pageBound;
+  const pixels = { width: width.asNumber(), height: height.asNumber() };
+  const scale = Math.max(
+    ...sizes.map((size) =>
+      Math.max(
+        ((size?.width ?? 0) / POINTS_PER_INCH) * (dpi / pixels.width),
+        ((size?.height ?? 0) / POINTS_PER_INCH) * (dpi / pixels.height),
+      ),
+    ),
+  );
+  return Math.max(1, Math.ceil(Math.max(pixels.width, pixels.height) * Math.min(1, scale)));
 }
 
 /** Content streams, fonts and the like stored without any filter get Flate: lossless. */
@@ -59,7 +95,8 @@ function deflatePlainStream(stream: PDFRawStream): PDFRawStream | undefined {
 
 /**
  * Makes a PDF smaller without touching its text and vector content: raster images are brought down
- * to the level's resolution (for the largest page) and JPEG quality, unfiltered streams are deflated,
+ * to the level's resolution at the largest size each is drawn at (found by PDFium; the largest
+ * page when that is unknown) and to its JPEG quality, unfiltered streams are deflated,
  * unreachable objects are dropped, and the file is written with object streams. When the result is
  * not smaller than the source, the source's bytes are written unchanged.
  */
@@ -79,8 +116,9 @@ export async function compressPdf(
       return Math.max(size.width, size.height);
     }),
   );
-  const settings = { maxSidePixels: Math.ceil((longestSide / 72) * dpi), quality };
-  const masks = maskRefs(context);
+  const pageBound = Math.ceil((longestSide / POINTS_PER_INCH) * dpi);
+  const masks = maskParents(context);
+  const drawn = await drawnImageSizes(source);
 
   const streams = context
     .enumerateIndirectObjects()
@@ -88,8 +126,14 @@ export async function compressPdf(
   let imagesRecompressed = 0;
   for (const [index, [ref, stream]] of streams.entries()) {
     const isImage = stream.dict.get(PDFName.of('Subtype')) === imageSubtype;
+    const maskOf = masks.get(ref);
     const replacement = isImage
-      ? await recompressImage(context, stream, settings, masks.has(ref))
+      ? await recompressImage(
+          context,
+          stream,
+          { maxSidePixels: neededSide(stream, maskOf ?? [stream], drawn, dpi, pageBound), quality },
+          maskOf !== undefined,
+        )
       : deflatePlainStream(stream);
     if (replacement) {
       context.assign(ref, replacement);

@@ -1,17 +1,65 @@
-import { PDFiumLibrary } from '@hyzyla/pdfium';
+import { PDFiumLibrary, PDFiumModule } from '@hyzyla/pdfium';
+
+/**
+ * The few PDFium C functions pdf-compress calls that the wrapper has no method for (page objects,
+ * their matrices, form XObjects' contents). They are exported by the same WebAssembly module.
+ */
+export interface PdfiumApi {
+  HEAPU8: Uint8Array;
+  wasmExports: { malloc(size: number): number; free(pointer: number): void };
+  _FPDF_LoadMemDocument(data: number, size: number, password: number): number;
+  _FPDF_CloseDocument(document: number): void;
+  _FPDF_GetPageCount(document: number): number;
+  _FPDF_LoadPage(document: number, index: number): number;
+  _FPDF_ClosePage(page: number): void;
+  _FPDFPage_CountObjects(page: number): number;
+  _FPDFPage_GetObject(page: number, index: number): number;
+  _FPDFPageObj_GetType(object: number): number;
+  /** Writes the object's FS_MATRIX (six 32-bit floats a b c d e f) at `matrix`. */
+  _FPDFPageObj_GetMatrix(object: number, matrix: number): number;
+  _FPDFFormObj_CountObjects(form: number): number;
+  _FPDFFormObj_GetObject(form: number, index: number): number;
+  /** The image's stream data as stored (still encoded); answers its length. */
+  _FPDFImageObj_GetImageDataRaw(image: number, buffer: number, length: number): number;
+}
+
+interface Pdfium {
+  library: PDFiumLibrary;
+  api: PdfiumApi;
+}
 
 /**
  * pdfium compiled to WebAssembly, instantiated once per container on first use (about 40 ms) and
  * shared by every request after it. Documents are opened and destroyed per request.
  */
-let library: Promise<PDFiumLibrary> | undefined;
+let instance: Promise<Pdfium> | undefined;
 
-export function loadPdfium(): Promise<PDFiumLibrary> {
-  library ??= PDFiumLibrary.init().catch((error: unknown) => {
-    library = undefined;
+function loadInstance(): Promise<Pdfium> {
+  instance ??= (async () => {
+    let module: unknown;
+    // PDFiumLibrary.init does the same, without handing back the module for the C calls above.
+    const library = await PDFiumLibrary.initBase({
+      vendor: async (options) => {
+        const loaded = await PDFiumModule(options);
+        module = loaded;
+        return loaded;
+      },
+    });
+    return { library, api: module as PdfiumApi };
+  })().catch((error: unknown) => {
+    instance = undefined;
     throw error;
   });
-  return library;
+  return instance;
+}
+
+export async function loadPdfium(): Promise<PDFiumLibrary> {
+  return (await loadInstance()).library;
+}
+
+/** The same instance's C functions, for what the wrapper does not offer. */
+export async function loadPdfiumApi(): Promise<PdfiumApi> {
+  return (await loadInstance()).api;
 }
 
 /**
@@ -19,5 +67,5 @@ export function loadPdfium(): Promise<PDFiumLibrary> {
  * instance instead.
  */
 export function discardPdfiumAfter(error: unknown): void {
-  if (error instanceof WebAssembly.RuntimeError) library = undefined;
+  if (error instanceof WebAssembly.RuntimeError) instance = undefined;
 }

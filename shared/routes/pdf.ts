@@ -90,7 +90,10 @@ export const pdfRoutes: RouteSpec[] = [
     summary: 'Make a PDF smaller by recompressing its images',
     description:
       `${readRules} Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds ` +
-      'more pixels than the level’s resolution needs to fill the largest page, and re-encoded as JPEG ' +
+      'more pixels than the level’s resolution needs at the largest size it is drawn at on any page ' +
+      '(placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn ' +
+      'only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what ' +
+      'the largest page needs), and re-encoded as JPEG ' +
       `(${level('low')}; ${level('medium')}; ${level('high')}); soft masks stay lossless; an image is only ` +
       'replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, ' +
       'text, fonts and vector content are left as they are. Unfiltered streams are deflated, unreachable ' +
