@@ -173,7 +173,12 @@ function successResponse(route: RouteSpec, name: string, registry: SchemaRegistr
     return {
       description: 'OK',
       headers: everyAnswerHeaders,
-      content: { 'application/json': { schema: registry.add(`${name}Response`, route.response, 'output') } },
+      content: {
+        'application/json': {
+          schema: registry.add(`${name}Response`, route.response, 'output'),
+          ...(route.responseExample ? { example: route.responseExample } : {}),
+        },
+      },
     };
   }
   if (route.produces?.length) {

@@ -36,6 +36,11 @@ export const cryptoRoutes: RouteSpec[] = [
     body: hmacBody,
     response: hmacResult,
     example: { text: 'hello', key: 'my-secret' },
+    responseExample: {
+      algorithm: 'sha256',
+      encoding: 'hex',
+      hmac: '7c1ce32402750db1149385ac20603beeaca8909906d1e81c08f4f5c7db8fbe94',
+    },
     errors: [],
   },
   {
@@ -48,6 +53,13 @@ export const cryptoRoutes: RouteSpec[] = [
     body: uuidBody,
     response: uuidResult,
     example: { version: 7, count: 3 },
+    responseExample: {
+      uuids: [
+        '01a20250-69f1-7622-a8e3-f9abcba5420b',
+        '01a20250-69f3-710b-bffd-0ad4731a57b0',
+        '01a20250-69f3-710b-bffd-0e7edcf52d29',
+      ],
+    },
     errors: [],
   },
   {
@@ -59,6 +71,7 @@ export const cryptoRoutes: RouteSpec[] = [
     body: randomBytesBody,
     response: randomBytesResult,
     example: { bytes: 16, encoding: 'hex' },
+    responseExample: { random: 'e2ff4d5a0381fb0454107a6e3759882a' },
     errors: [],
   },
   {
@@ -73,6 +86,7 @@ export const cryptoRoutes: RouteSpec[] = [
     body: passwordGenerateBody,
     response: passwordGenerateResult,
     example: { length: 24, symbols: false },
+    responseExample: { password: 'zWwByzb5LFp1Baq3CFd7d0GZ' },
     errors: [],
   },
   {
@@ -88,6 +102,10 @@ export const cryptoRoutes: RouteSpec[] = [
     body: passwordHashBody,
     response: passwordHashResult,
     example: { password: 'correct horse battery staple', algorithm: 'argon2id' },
+    responseExample: {
+      algorithm: 'argon2id',
+      hash: '$argon2id$v=19$m=19456,t=2,p=1$Msy3zhhqSvTlGfPj7LBMcQ$dHSk1gBI6Zb+W9hXme+Af50SoUmBspSSoRUv2JyQ2G4',
+    },
     errors: ['invalid_input'],
   },
   {
@@ -106,6 +124,7 @@ export const cryptoRoutes: RouteSpec[] = [
       password: 'password',
       hash: '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc',
     },
+    responseExample: { valid: true },
     errors: ['invalid_input'],
   },
   {
@@ -122,6 +141,10 @@ export const cryptoRoutes: RouteSpec[] = [
     example: {
       token:
         'eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    },
+    responseExample: {
+      header: { typ: 'JWT', alg: 'HS256' },
+      payload: { iss: 'joe', exp: 1300819380, 'http://example.com/is_root': true },
     },
     errors: ['invalid_input'],
   },
@@ -147,6 +170,10 @@ export const cryptoRoutes: RouteSpec[] = [
         'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
       secret: 'your-256-bit-secret',
     },
+    responseExample: {
+      valid: true,
+      payload: { sub: '1234567890', name: 'John Doe', iat: 1516239022 },
+    },
     errors: ['invalid_input'],
   },
   {
@@ -162,6 +189,9 @@ export const cryptoRoutes: RouteSpec[] = [
     body: encryptBody,
     response: encryptResult,
     example: { text: 'meet me at noon', passphrase: 'correct horse battery staple' },
+    responseExample: {
+      ciphertext: 'AQp7-069w9mkNimjcxCwD1bNcLK4OB-Jma9HendEHJt7ABfg6oKX4NTKVW6sVXeT13svriGO5ZDUf3XS',
+    },
     errors: [],
   },
   {
@@ -178,6 +208,7 @@ export const cryptoRoutes: RouteSpec[] = [
       ciphertext: 'AUtfh1PFbr964DwrFu56lflCtmim7EC0c5wKgPfXlWPa6xD5M_RXFyv68FRiczkVI4Y_TKXgqev6HtaX',
       passphrase: 'correct horse battery staple',
     },
+    responseExample: { text: 'meet me at noon' },
     errors: ['invalid_input', 'decrypt_failed'],
   },
   {
@@ -190,7 +221,16 @@ export const cryptoRoutes: RouteSpec[] = [
       'hashes the bytes while they stream in. Any file format; `hash` is lowercase hex.',
     body: checksumBody,
     response: checksumResult,
-    example: { sourceUrl: 'https://www.w3.org/Icons/w3c_home.png', algorithm: 'sha256' },
+    example: {
+      sourceUrl: 'https://deb.debian.org/debian/pool/main/h/hello/hello_2.10-3_amd64.deb',
+      algorithm: 'sha256',
+    },
+    // The SHA256 and Size that Debian's signed bookworm package index lists for that file.
+    responseExample: {
+      algorithm: 'sha256',
+      hash: '2e6e2f1a0007dc43bc91c273fd36e91e40a4f1c2765a03eca68b70a42103878a',
+      sizeBytes: 53080,
+    },
     errors: downloadErrors,
   },
 ];

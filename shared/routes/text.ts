@@ -30,6 +30,7 @@ export const textRoutes: RouteSpec[] = [
     body: slugifyBody,
     response: slugifyResult,
     example: { text: 'Héllo Wörld!' },
+    responseExample: { slug: 'hello-world' },
     errors: ['invalid_input'],
   },
   {
@@ -42,6 +43,11 @@ export const textRoutes: RouteSpec[] = [
     body: hashBody,
     response: hashResult,
     example: { text: 'hello', algorithm: 'sha256' },
+    responseExample: {
+      algorithm: 'sha256',
+      encoding: 'hex',
+      hash: '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+    },
     errors: [],
   },
   {
@@ -56,6 +62,7 @@ export const textRoutes: RouteSpec[] = [
     body: encodeBody,
     response: codecResult,
     example: { text: 'Hello, Wörld!', encoding: 'base64' },
+    responseExample: { encoding: 'base64', result: 'SGVsbG8sIFfDtnJsZCE=' },
     errors: [],
   },
   {
@@ -72,6 +79,7 @@ export const textRoutes: RouteSpec[] = [
     body: decodeBody,
     response: codecResult,
     example: { text: 'SGVsbG8sIFfDtnJsZCE=', encoding: 'base64' },
+    responseExample: { encoding: 'base64', result: 'Hello, Wörld!' },
     errors: ['invalid_input'],
   },
   {
@@ -85,6 +93,7 @@ export const textRoutes: RouteSpec[] = [
     body: textCaseBody,
     response: textCaseResult,
     example: { text: 'hello wonderful world', case: 'camel' },
+    responseExample: { case: 'camel', result: 'helloWonderfulWorld' },
     errors: [],
   },
   {
@@ -99,6 +108,15 @@ export const textRoutes: RouteSpec[] = [
     body: textStatsBody,
     response: textStatsResult,
     example: { text: 'Hello world. This is a test.\n\nSecond paragraph.' },
+    responseExample: {
+      characters: 47,
+      charactersNoSpaces: 39,
+      words: 8,
+      sentences: 3,
+      lines: 3,
+      paragraphs: 2,
+      readingTimeSeconds: 3,
+    },
     errors: [],
   },
 ];

@@ -24,6 +24,11 @@ export interface RouteSpec {
   produces?: readonly string[];
   /** A working request body, shown in the docs and README. */
   example?: Record<string, unknown>;
+  /**
+   * The JSON answer to `example`, shown as the 200 example. A test runs `example` through the
+   * handler and compares: exactly, or by schema where the answer holds random values.
+   */
+  responseExample?: Record<string, unknown>;
   /** The error codes this route can answer with, besides the ones every route shares. */
   errors: readonly ErrorCode[];
 }
