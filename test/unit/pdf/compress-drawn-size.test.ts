@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   concatTransformationMatrix,
+  degrees,
   drawObject,
   PDFDocument,
   PDFName,
@@ -71,7 +72,7 @@ describe('pdf-compress sizes each image by how large it is drawn', () => {
       y: 72,
       width: 288,
       height: 192,
-      rotate: { type: 'degrees', angle: 90 },
+      rotate: degrees(90),
     });
     const { doc: out } = await compressHigh(await doc.save());
     expect(imageSizes(out)).toEqual([[400, 267]]);
