@@ -201,6 +201,17 @@ function successResponse(route: RouteSpec, name: string, registry: SchemaRegistr
   return { description: 'OK', headers: everyAnswerHeaders };
 }
 
+/** One `example`, or, with named ones, `examples` (OpenAPI allows one of the two), `example` first. */
+function requestExamples(route: RouteSpec): JsonSchema {
+  if (!route.moreExamples) return route.example ? { example: route.example } : {};
+  const named = Object.entries(route.moreExamples).map(([key, { summary, body }]) => [
+    key,
+    { summary, value: body },
+  ]);
+  const typical = route.example ? [['typical', { summary: 'A typical request', value: route.example }]] : [];
+  return { examples: Object.fromEntries([...typical, ...named]) };
+}
+
 function requestBody(route: RouteSpec, name: string, registry: SchemaRegistry): JsonSchema | undefined {
   const body = documentedBody(route);
   if (!body) return undefined;
@@ -209,7 +220,7 @@ function requestBody(route: RouteSpec, name: string, registry: SchemaRegistry): 
     content: {
       'application/json': {
         schema: registry.add(`${name}Request`, body, 'input'),
-        ...(route.example ? { example: route.example } : {}),
+        ...requestExamples(route),
       },
     },
   };

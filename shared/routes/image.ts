@@ -9,7 +9,7 @@ import {
 } from '#shared/image/schemas.ts';
 import { svgLimits } from '#shared/image/svg-guard.ts';
 import { TRACE_MAX_SIDE } from '#shared/image/svg-output.ts';
-import { samplePhoto, sampleTransparent } from '#shared/routes/samples.ts';
+import { sampleAnimation, samplePhoto, sampleTransparent } from '#shared/routes/samples.ts';
 import { type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 const sourceRules =
@@ -49,6 +49,32 @@ export const imageRoutes: RouteSpec[] = [
     body: imageConvertBody,
     produces: allTypes,
     example: { sourceUrl: samplePhoto, outputFormat: 'webp', quality: 80, width: 800 },
+    moreExamples: {
+      flattened: {
+        summary: 'A transparent PNG as a 400 × 300 JPEG, padded and flattened onto white, EXIF and XMP kept',
+        body: {
+          sourceUrl: sampleTransparent,
+          outputFormat: 'jpg',
+          width: 400,
+          height: 300,
+          fit: 'contain',
+          background: '#ffffff',
+          stripMetadata: false,
+        },
+      },
+      animation: {
+        summary: 'An animated GIF as an animated WebP, every frame kept',
+        body: { sourceUrl: sampleAnimation, outputFormat: 'webp', animated: true, width: 200 },
+      },
+      icon: {
+        summary: 'A favicon with three sizes',
+        body: { sourceUrl: sampleTransparent, outputFormat: 'ico', icoSizes: [16, 32, 48] },
+      },
+      vector: {
+        summary: 'An SVG holding the raster itself rather than a trace',
+        body: { sourceUrl: samplePhoto, outputFormat: 'svg', svgMode: 'embed', width: 400 },
+      },
+    },
     errors: [...sourceErrors, 'unsupported_output_format'],
   },
   {
@@ -68,6 +94,31 @@ export const imageRoutes: RouteSpec[] = [
     body: imageResizeBody,
     produces: allTypes,
     example: { sourceUrl: samplePhoto, width: 400, height: 400, fit: 'cover', position: 'attention' },
+    moreExamples: {
+      banner: {
+        summary: 'A 1200 × 300 banner keeping the top of the image, as WebP',
+        body: {
+          sourceUrl: samplePhoto,
+          width: 1200,
+          height: 300,
+          fit: 'cover',
+          position: 'north',
+          outputFormat: 'webp',
+        },
+      },
+      padded: {
+        summary: 'A 1024 px square, enlarged if smaller and padded with a colour',
+        body: {
+          sourceUrl: sampleTransparent,
+          width: 1024,
+          height: 1024,
+          fit: 'contain',
+          position: 'centre',
+          withoutEnlargement: false,
+          background: 'navy',
+        },
+      },
+    },
     errors: [...sourceErrors, 'unsupported_output_format'],
   },
   {
@@ -91,6 +142,16 @@ export const imageRoutes: RouteSpec[] = [
     body: imageOptimizeBody,
     produces: [...allTypes, 'image/heic'],
     example: { sourceUrl: samplePhoto, quality: 75, maxWidth: 1600, maxBytes: 200000 },
+    moreExamples: {
+      lossless: {
+        summary: 'A lossless WebP no taller than 600 px',
+        body: { sourceUrl: sampleTransparent, outputFormat: 'webp', lossless: true, maxHeight: 600 },
+      },
+      png: {
+        summary: 'A smaller PNG with every pixel kept (no quality given)',
+        body: { sourceUrl: sampleTransparent, outputFormat: 'png' },
+      },
+    },
     errors: [...sourceErrors, 'unsupported_output_format', 'validation_failed'],
   },
   {

@@ -25,12 +25,23 @@ export interface RouteSpec {
   /** A working request body, shown in the docs and README. */
   example?: Record<string, unknown>;
   /**
+   * Further working request bodies by name, for the options `example` leaves out; openapi.yaml
+   * shows them with `example` (named `typical`) as its `examples`.
+   */
+  moreExamples?: Record<string, NamedExample>;
+  /**
    * The JSON answer to `example`, shown as the 200 example. A test runs `example` through the
    * handler and compares: exactly, or by schema where the answer holds random values.
    */
   responseExample?: Record<string, unknown>;
   /** The error codes this route can answer with, besides the ones every route shares. */
   errors: readonly ErrorCode[];
+}
+
+/** A request body with a one-line summary of what it shows. */
+export interface NamedExample {
+  summary: string;
+  body: Record<string, unknown>;
 }
 
 /** What downloading a `sourceUrl` can answer (API.md "Source download", rules 1–6). */

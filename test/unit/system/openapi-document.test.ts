@@ -239,6 +239,27 @@ describe('the OpenAPI document built from a route table', () => {
   });
 });
 
+describe('request examples', () => {
+  it('shows one example as example, several as named examples with the typical one first', () => {
+    const single = build([jsonRoute]);
+    const content = ['paths', '/echo-words', 'post', 'requestBody', 'content', 'application/json'];
+    expect(at(single, ...content, 'example')).toEqual({ text: 'a b' });
+    expect(at(single, ...content, 'examples')).toBeUndefined();
+
+    const named = build([
+      {
+        ...jsonRoute,
+        moreExamples: { limited: { summary: 'At most two', body: { text: 'a b c', limit: 2 } } },
+      },
+    ]);
+    expect(at(named, ...content, 'example')).toBeUndefined();
+    expect(at(named, ...content, 'examples')).toEqual({
+      typical: { summary: 'A typical request', value: { text: 'a b' } },
+      limited: { summary: 'At most two', value: { text: 'a b c', limit: 2 } },
+    });
+  });
+});
+
 describe('the rows of the route table', () => {
   it.each(routes.filter((route) => route.example).map((route) => [route.path, route] as const))(
     '%s: its example is a valid request',
@@ -249,6 +270,18 @@ describe('the rows of the route table', () => {
       expect(body!.safeParse(route.example).error?.issues ?? []).toEqual([]);
     },
   );
+
+  it.each(
+    routes.flatMap((route) =>
+      Object.entries(route.moreExamples ?? {}).map(
+        ([name, example]) => [route.path, name, route, example] as const,
+      ),
+    ),
+  )('%s: its example %s is a valid request', (_path, _name, route, example) => {
+    const body =
+      route.kind === 'file' && route.body instanceof z.ZodObject ? withCallback(route.body) : route.body;
+    expect(body!.safeParse(example.body).error?.issues ?? []).toEqual([]);
+  });
 
   it('have distinct method and path pairs and operation ids', () => {
     const { paths } = buildOpenApiDocument(routes, options);
