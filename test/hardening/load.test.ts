@@ -1,16 +1,18 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes.ts';
-import { problemsOf } from '../../scripts/load/report.ts';
+import { type LoadReport, memoryProblems, problemsOf } from '../../scripts/load/report.ts';
 import { runLoad } from '../../scripts/load.ts';
 
 /**
  * A short version of `scripts/load.ts`: a few seconds of mixed traffic at four times the cores
- * against the local gateway. No 5xx, no lost answer, every answer matching its own request, memory
- * back near its baseline and no workspace left. The long run is the script itself.
+ * against the local gateway, in two rounds. No 5xx, no lost answer, every answer matching its own
+ * request, memory handed back after the first round and not grown by the second, no workspace
+ * left. The long run is the script itself.
  */
 describe('the local gateway under a short mixed load', () => {
   it('answers every request correctly and cleans up after itself', async () => {
-    const report = await runLoad({ durationMs: 3000, concurrency: 8 });
+    const report = await runLoad({ durationMs: 3000, concurrency: availableParallelism() * 4 });
     expect(problemsOf(report)).toEqual([]);
     expect(report.requests).toBeGreaterThan(100);
     expect(report.statuses).toEqual({ 200: report.requests });
@@ -18,4 +20,44 @@ describe('the local gateway under a short mixed load', () => {
     expect(Object.keys(report.byRoute)).toEqual(expect.arrayContaining(['/hash', '/slugify', '/checksum']));
     expect(Object.keys(report.byRoute).some((path) => fileRoutes.includes(path))).toBe(true);
   }, 90_000);
+});
+
+describe('what the load run counts as memory not coming back', () => {
+  // Readings of a healthy run on a two-core machine (eight requests in flight).
+  const healthy: LoadReport['memory'] = {
+    baseline: { heapMiB: 34.3, rssMiB: 144.5 },
+    firstRoundPeakRssMiB: 182.1,
+    afterFirstRound: { heapMiB: 36.1, rssMiB: 149.7 },
+    afterSecondRound: { heapMiB: 36.3, rssMiB: 150.4 },
+  };
+
+  it('passes a run whose memory came back', () => {
+    expect(memoryProblems(healthy)).toEqual([]);
+  });
+
+  it('fails a resident size that stays near its peak after the first round', () => {
+    const kept = { ...healthy, afterFirstRound: { heapMiB: 36.1, rssMiB: 178 } };
+    expect(memoryProblems(kept)).toEqual([
+      expect.stringMatching(/^RSS went from 144\.5 MiB to 178\.0 MiB over the first round/),
+    ]);
+  });
+
+  it('fails a second round that grows the live heap or the resident size', () => {
+    const leaking = { ...healthy, afterSecondRound: { heapMiB: 39.5, rssMiB: 160 } };
+    expect(memoryProblems(leaking)).toEqual([
+      expect.stringMatching(/^RSS went from 149\.7 MiB to 160\.0 MiB over the second round/),
+      expect.stringMatching(/^live heap went from 36\.1 MiB to 39\.5 MiB over the second round/),
+    ]);
+  });
+
+  it('fails a live heap that grew by more than one-time caches over the first round', () => {
+    const grown = {
+      ...healthy,
+      afterFirstRound: { heapMiB: 45, rssMiB: 149.7 },
+      afterSecondRound: { heapMiB: 45, rssMiB: 150.4 },
+    };
+    expect(memoryProblems(grown)).toEqual([
+      expect.stringMatching(/^live heap went from 34\.3 MiB to 45\.0 MiB/),
+    ]);
+  });
 });
