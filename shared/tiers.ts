@@ -10,7 +10,6 @@ export interface TierLimits {
   maxSourceBytes: number;
   maxMediaSeconds: number;
   maxBatchFiles: number;
-  asyncJobs: boolean;
 }
 
 const MB = 1_000_000;
@@ -21,26 +20,29 @@ export const tiers: Record<TierName, TierLimits> = {
     maxSourceBytes: 20 * MB,
     maxMediaSeconds: 120,
     maxBatchFiles: 5,
-    asyncJobs: false,
   },
   pro: {
     requestsPerMinute: 100,
     maxSourceBytes: 200 * MB,
     maxMediaSeconds: 30 * 60,
     maxBatchFiles: 50,
-    asyncJobs: true,
   },
   enterprise: {
     requestsPerMinute: 1000,
     maxSourceBytes: 1000 * MB,
     maxMediaSeconds: 60 * 60,
     maxBatchFiles: 200,
-    asyncJobs: true,
   },
 };
 
 export const isTierName = (value: unknown): value is TierName =>
   typeof value === 'string' && (tierNames as readonly string[]).includes(value);
+
+/** Tier names in prose, in the table's order: "pro and enterprise". */
+export function tierList(names: readonly TierName[]): string {
+  const ordered = tierNames.filter((name) => names.includes(name));
+  return ordered.length < 2 ? ordered.join('') : `${ordered.slice(0, -1).join(', ')} and ${ordered.at(-1)}`;
+}
 
 /** The cheapest tier whose limit passes `fits`, for messages like "upgrade to pro to lift this". */
 export function tierThatLifts(fits: (limits: TierLimits) => boolean): TierName | undefined {

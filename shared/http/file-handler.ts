@@ -6,6 +6,7 @@ import { acceptJob } from '#shared/jobs/accept.ts';
 import { withCallback } from '#shared/jobs/callback.ts';
 import { isJobEvent } from '#shared/jobs/dispatch.ts';
 import { runJob } from '#shared/jobs/run.ts';
+import { fileRouteNeeds } from '#shared/routes/types.ts';
 
 declare const awslambda: { streamifyResponse<T>(handler: T): T };
 
@@ -28,7 +29,7 @@ export function createFileHandler<S extends z.ZodObject>(
   const http = postStack(route, withCallback(schema), true).handler(async (event, context, { signal }) => {
     const input = inputFor<z.infer<S> & { callbackUrl?: string }>(event, signal, context);
     const { callbackUrl, ...body } = input.body;
-    if (callbackUrl !== undefined) return acceptJob(route, body, callbackUrl, input.caller);
+    if (callbackUrl !== undefined) return acceptJob(route, fileRouteNeeds, body, callbackUrl, input.caller);
     return fileResponse(await work({ ...input, body: body as z.infer<S> }));
   }) as unknown as StreamingHandler;
 

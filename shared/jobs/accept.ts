@@ -6,8 +6,9 @@ import { type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
 import { dispatchJob } from '#shared/jobs/dispatch.ts';
 import type { JobRecord } from '#shared/jobs/record.ts';
 import { saveJob } from '#shared/jobs/store.ts';
+import type { TierNeeds } from '#shared/routes/types.ts';
 import { assertHttpUrl, resolveCheckedAddress } from '#shared/source/address.ts';
-import { tiers, tierThatLifts } from '#shared/tiers.ts';
+import { tierList } from '#shared/tiers.ts';
 
 /** The callback URL is checked like a source: https (http only where private sources are allowed), public address. */
 async function assertCallbackUrl(raw: string): Promise<void> {
@@ -18,19 +19,25 @@ async function assertCallbackUrl(raw: string): Promise<void> {
   await resolveCheckedAddress(url, { allowPrivate: config.SOURCE_ALLOW_PRIVATE });
 }
 
+/** Whether the caller's tier may run the route as an async job, by the route's tier needs. */
+export function assertMayRunJobs(caller: Caller, needs: TierNeeds): void {
+  const plural = needs.asyncJobs.length > 1 ? 's' : '';
+  const allowed = `Async jobs are for the ${tierList(needs.asyncJobs)} tier${plural}`;
+  if (!caller.keyed) throw new HttpError('missing_api_key', `${allowed}; send an x-api-key.`);
+  if (!needs.asyncJobs.includes(caller.tier)) {
+    throw new HttpError('insufficient_permissions', `${allowed}; this key is of the ${caller.tier} tier.`);
+  }
+}
+
 /** Accepts a file request as an async job: record it, start it apart, answer 202 at once. */
 export async function acceptJob(
   route: string,
+  needs: TierNeeds,
   request: unknown,
   callbackUrl: string,
   caller: Caller,
 ): Promise<HttpResponse> {
-  if (!caller.keyed)
-    throw new HttpError('missing_api_key', 'Async jobs need an x-api-key of the pro or enterprise tier.');
-  if (!tiers[caller.tier].asyncJobs) {
-    const lift = tierThatLifts((limits) => limits.asyncJobs);
-    throw new HttpError('insufficient_permissions', `Async jobs need the ${lift} tier or higher.`);
-  }
+  assertMayRunJobs(caller, needs);
   await assertCallbackUrl(callbackUrl);
   const record: JobRecord = {
     jobId: randomBytes(18).toString('base64url'),

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { fileRouteNeeds } from '#shared/routes/types.ts';
+import { tierList } from '#shared/tiers.ts';
 
 export const callbackUrlField = z
   .string()
   .describe(
-    'Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.',
+    `Run as an async job (${tierList(fileRouteNeeds.asyncJobs)}): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.`,
   );
 
 /** Every file route's body, plus the optional `callbackUrl` of async jobs. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ErrorCode } from '#shared/http/errors.ts';
 import { withCallback } from '#shared/jobs/callback.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
+import { type TierName, tierList, tierNames } from '#shared/tiers.ts';
 
 /** The 202 answer of a file route called with `callbackUrl`. */
 export const jobAccepted = z.object({
@@ -18,12 +19,19 @@ export const asyncJobErrors: readonly ErrorCode[] = [
   'source_blocked_address',
 ];
 
-export const asyncJobsNote =
-  'With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.';
+/** The note of an async-capable operation, naming the tiers its row lets run jobs. */
+export const asyncJobsNote = (route: RouteSpec) =>
+  `With \`callbackUrl\` (${tierList(route.tierNeeds?.asyncJobs ?? [])}) the request is answered 202 at once and runs as an async job: poll \`statusUrl\`; the finished job is POSTed to \`callbackUrl\`, signed with \`X-Signature\`.`;
 
 /** File routes accept the optional `callbackUrl` of async jobs (see `createFileHandler`). */
 export const isAsyncCapable = (route: RouteSpec) =>
   route.kind === 'file' && route.body instanceof z.ZodObject;
+
+/** The tiers that may run some route of the table as an async job, by the rows' tier needs. */
+export const asyncJobTiers = (routes: readonly RouteSpec[]): TierName[] =>
+  tierNames.filter((tier) =>
+    routes.some((route) => isAsyncCapable(route) && route.tierNeeds?.asyncJobs.includes(tier)),
+  );
 
 /** The body a file route really validates: its own schema plus `callbackUrl`. */
 export function documentedBody(route: RouteSpec): z.ZodType | undefined {

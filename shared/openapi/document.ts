@@ -3,6 +3,7 @@ import { type ErrorCode, errorStatus } from '#shared/http/errors.ts';
 import {
   asyncJobErrors,
   asyncJobsNote,
+  asyncJobTiers,
   documentedBody,
   isAsyncCapable,
   jobAccepted,
@@ -29,7 +30,7 @@ const tagDescriptions: Record<RouteSpec['tag'], string> = {
   Media: 'Convert audio and video, extract audio, take thumbnails and inspect media (ffmpeg).',
   Text: 'Slugs, hashes, encodings, letter case and statistics of text.',
   Crypto: 'HMAC, UUIDs, random bytes, passwords, JWTs, encryption and remote file checksums.',
-  Jobs: 'Async jobs of file routes (pro and enterprise).',
+  Jobs: 'Async jobs of file routes (paid tiers).',
 };
 
 const statusNames: Record<number, string> = {
@@ -233,7 +234,7 @@ function operation(
   const name = pascalCase(route.function);
   const asyncCapable = isAsyncCapable(route);
   const codes = routeErrors(route, asyncCapable ? asyncJobErrors : []);
-  const description = [route.description, asyncCapable ? asyncJobsNote : undefined]
+  const description = [route.description, asyncCapable ? asyncJobsNote(route) : undefined]
     .filter(Boolean)
     .join('\n\n');
   const parameters = pathParameters(route.path);
@@ -299,7 +300,7 @@ export function buildOpenApiDocument(
     for (const group of byStatus(described.codes).values()) if (group.length === 1) alone.add(group[0]!);
   }
   const tags = [...new Set(routes.map((route) => route.tag))];
-  const asyncJobs = routes.some(isAsyncCapable) && routes.some((route) => route.path === '/jobs/{jobId}');
+  const jobTiers = routes.some((route) => route.path === '/jobs/{jobId}') ? asyncJobTiers(routes) : [];
 
   return {
     openapi: '3.1.0',
@@ -308,7 +309,7 @@ export function buildOpenApiDocument(
       version: options.version,
       description: apiDescription({
         downloadsSources: downloadsSources(registry),
-        asyncJobs,
+        asyncJobTiers: jobTiers,
         errorCodes: [...new Set([...codes, ...gatewayErrors])],
       }),
       license: { name: options.license },

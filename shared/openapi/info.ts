@@ -1,14 +1,14 @@
 import { formatAliases } from '#shared/formats.ts';
 import { type ErrorCode, errorStatus } from '#shared/http/errors.ts';
 import { errorMeanings } from '#shared/openapi/errors.ts';
-import { type TierLimits, type TierName, tierNames, tiers } from '#shared/tiers.ts';
+import { type TierLimits, type TierName, tierList, tierNames, tiers } from '#shared/tiers.ts';
 
 /** What the document knows about the routes it describes, to say only what applies to them. */
 export interface Coverage {
   /** Some route downloads a `sourceUrl` or `sources`. */
   downloadsSources: boolean;
-  /** Some file route runs as an async job with `callbackUrl`, and `/jobs/{jobId}` is there. */
-  asyncJobs: boolean;
+  /** The tiers that may run some file route as an async job, when `/jobs/{jobId}` is there; else none. */
+  asyncJobTiers: readonly TierName[];
   /** Every error code some operation documents. */
   errorCodes: readonly ErrorCode[];
 }
@@ -28,10 +28,10 @@ function rate(name: TierName, limits: TierLimits): string {
   return `${limits.requestsPerMinute} per key`;
 }
 
-function tierTable(): string {
+function tierTable(asyncJobTiers: readonly TierName[]): string {
   const rows = tierNames.map((name) => {
     const limits = tiers[name];
-    return `| ${name} | ${tierWho[name]} | ${rate(name, limits)} | ${megabytes(limits.maxSourceBytes)} | ${duration(limits.maxMediaSeconds)} | ${limits.maxBatchFiles} | ${limits.asyncJobs ? 'yes' : 'no'} |`;
+    return `| ${name} | ${tierWho[name]} | ${rate(name, limits)} | ${megabytes(limits.maxSourceBytes)} | ${duration(limits.maxMediaSeconds)} | ${limits.maxBatchFiles} | ${asyncJobTiers.includes(name) ? 'yes' : 'no'} |`;
   });
   return [
     '| Tier | Who | Requests / minute | Max source size | Max media duration | Max files per batch | Async jobs |',
@@ -67,7 +67,7 @@ export function apiDescription(coverage: Coverage): string {
     `## Authentication and tiers
 A request without \`x-api-key\` is the free tier. An unknown or revoked key → 401 \`invalid_api_key\`. When the deployment is configured with a marketplace proxy secret, a request that carries \`x-api-key\` must carry the matching \`x-marketplace-proxy-secret\`, and a wrong secret is refused with or without a key (403 \`invalid_proxy_secret\`). Limits that a tier sets answer with their own codes, and the message names the tier that would lift the limit.
 
-${tierTable()}
+${tierTable(coverage.asyncJobTiers)}
 
 Over the rate limit (a sliding 60 s window) → 429 \`rate_limit_exceeded\` with \`Retry-After\` in seconds. The local gateway also sends \`RateLimit-Policy\` and \`RateLimit\` (IETF httpapi ratelimit-headers draft) on every answer; in AWS, API Gateway usage plans enforce the limits.`,
   ];
@@ -81,8 +81,8 @@ Over the rate limit (a sliding 60 s window) → 429 \`rate_limit_exceeded\` with
 6. The body is counted while it streams to a temporary file: past the tier's size limit → 413 \`source_too_large\` (a \`Content-Length\` over the limit is refused before reading).
 7. The real format is sniffed from the bytes, not from the URL or \`Content-Type\`. Bytes that are no supported input for the operation → 400 \`unsupported_input_format\`; a supported format that cannot be decoded → 400 \`invalid_source_file\`.`);
   }
-  if (coverage.asyncJobs) {
-    sections.push(`## Async jobs (pro and enterprise)
+  if (coverage.asyncJobTiers.length > 0) {
+    sections.push(`## Async jobs (${tierList(coverage.asyncJobTiers)})
 Any file route accepts an optional \`callbackUrl\` (\`https:\`, checked like a source). The answer is then 202 \`{jobId, status: "queued", statusUrl: "/jobs/<jobId>"}\` at once and the conversion runs apart. \`GET /jobs/{jobId}\` shows its status, progress and, when done, a time-limited \`resultUrl\`; only the key that created the job may read it. On completion the service POSTs the same JSON to \`callbackUrl\` with \`X-Signature: sha256=<hex HMAC-SHA256 of the raw body>\` (the deployment's webhook secret) and retries with backoff. A job that does not finish within its function's time fails with 413 \`media_too_long\`, as a conversion that does not finish in time. Jobs and results expire after 24 h. Without a key → 401 \`missing_api_key\`; a key whose tier lacks async jobs → 403 \`insufficient_permissions\`.`);
   }
   sections.push(`## Error codes\n${errorTable(coverage.errorCodes)}`);

@@ -10,7 +10,7 @@ import {
 import { svgLimits } from '#shared/image/svg-guard.ts';
 import { TRACE_MAX_SIDE } from '#shared/image/svg-output.ts';
 import { sampleAnimation, samplePhoto, sampleTransparent } from '#shared/routes/samples.ts';
-import { type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 const sourceRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) ' +
@@ -32,6 +32,7 @@ export const imageRoutes: RouteSpec[] = [
     path: '/image-convert',
     function: 'image-convert',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'Image',
     summary: 'Convert an image to another format, optionally resized',
     description:
@@ -82,6 +83,7 @@ export const imageRoutes: RouteSpec[] = [
     path: '/image-resize',
     function: 'image-resize',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'Image',
     summary: 'Resize an image (fit, crop, smart crop, pad)',
     description:
@@ -126,6 +128,7 @@ export const imageRoutes: RouteSpec[] = [
     path: '/image-optimize',
     function: 'image-optimize',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'Image',
     summary: 'Make an image file smaller',
     description:

@@ -12,7 +12,7 @@ import {
   thumbnailBody,
   videoConvertBody,
 } from '#shared/media/schemas.ts';
-import { type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 const sampleVideo = 'https://www.w3schools.com/html/mov_bbb.mp4';
 const sampleAudio = 'https://www.w3schools.com/html/horse.mp3';
@@ -36,6 +36,7 @@ export const mediaRoutes: RouteSpec[] = [
     path: '/audio-convert',
     function: 'audio-convert',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'Media',
     summary: 'Convert audio, or the sound of a video, to another audio format',
     description:
@@ -54,6 +55,7 @@ export const mediaRoutes: RouteSpec[] = [
     path: '/video-convert',
     function: 'video-convert',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'Media',
     summary: 'Convert a video to another container, resize, re-time or cut it',
     description:
@@ -74,6 +76,7 @@ export const mediaRoutes: RouteSpec[] = [
     path: '/video-extract-audio',
     function: 'video-extract-audio',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'Media',
     summary: 'Extract the sound track of a video as an audio file',
     description:
@@ -90,6 +93,7 @@ export const mediaRoutes: RouteSpec[] = [
     path: '/video-thumbnail',
     function: 'video-thumbnail',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'Media',
     summary: 'Capture one frame of a video as an image',
     description:

@@ -17,7 +17,7 @@ import {
 } from '#shared/pdf/schemas.ts';
 import { ZIP_TYPE } from '#shared/pdf/zip.ts';
 import { samplePhoto, sampleTransparent } from '#shared/routes/samples.ts';
-import { type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 const samplePdf =
   'https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf';
@@ -50,6 +50,7 @@ export const pdfRoutes: RouteSpec[] = [
     path: '/pdf-merge',
     function: 'pdf-merge',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'PDF',
     summary: 'Merge PDFs into one, in order',
     description:
@@ -68,6 +69,7 @@ export const pdfRoutes: RouteSpec[] = [
     path: '/pdf-split',
     function: 'pdf-split',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'PDF',
     summary: 'Split a PDF into one PDF per range, or per page',
     description:
@@ -86,6 +88,7 @@ export const pdfRoutes: RouteSpec[] = [
     path: '/pdf-compress',
     function: 'pdf-compress',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'PDF',
     summary: 'Make a PDF smaller by recompressing its images',
     description:
@@ -110,6 +113,7 @@ export const pdfRoutes: RouteSpec[] = [
     path: '/pdf-to-image',
     function: 'pdf-to-image',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'PDF',
     summary: 'Render PDF pages to PNG, JPEG or WebP images',
     description:
@@ -131,6 +135,7 @@ export const pdfRoutes: RouteSpec[] = [
     path: '/image-to-pdf',
     function: 'image-to-pdf',
     kind: 'file',
+    tierNeeds: fileRouteNeeds,
     tag: 'PDF',
     summary: 'Make a PDF of images, one page each',
     description:

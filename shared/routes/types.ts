@@ -1,5 +1,20 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '#shared/http/errors.ts';
+import type { TierName } from '#shared/tiers.ts';
+
+/** What a route needs of the caller's tier, beyond the limits every tier sets. */
+export interface TierNeeds {
+  /** The tiers that may run the route as an async job (with `callbackUrl`). */
+  asyncJobs: readonly TierName[];
+}
+
+/**
+ * What every file route needs: async jobs are for paid tiers (API.md, "Authentication and tiers",
+ * rule 4). createFileHandler accepts jobs by this value rather than by its own row, since importing
+ * the table would bundle every route's schemas and libraries into each function; so each file row
+ * holds this very value, and a test checks that it does.
+ */
+export const fileRouteNeeds: TierNeeds = { asyncJobs: ['pro', 'enterprise'] };
 
 /**
  * One row of the route table. The CDK stack, the local gateway and openapi.yaml are all derived
@@ -34,6 +49,8 @@ export interface RouteSpec {
    * handler and compares: exactly, or by schema where the answer holds random values.
    */
   responseExample?: Record<string, unknown>;
+  /** What the route needs of the caller's tier; file routes hold `fileRouteNeeds`. */
+  tierNeeds?: TierNeeds;
   /** The error codes this route can answer with, besides the ones every route shares. */
   errors: readonly ErrorCode[];
 }
