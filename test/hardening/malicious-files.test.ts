@@ -20,7 +20,9 @@ import {
   downloadingRoutes,
   errorCodeOf,
   handlerOf,
+  heapAfterGcMiB,
   PrivateTmp,
+  peakRssMiB,
 } from './support.ts';
 
 /**
@@ -28,10 +30,27 @@ import {
  * downloads gets every specimen of every format it accepts (the catalogue of GET /formats says
  * which). Each answers within a bounded time, with a 4xx where the specimen must be refused, never
  * with a 5xx, never with a byte of the bait files, never by fetching the tracker URL, and leaves
- * no workspace behind.
+ * no workspace behind. Over the whole corpus, the process (handlers run in it, as in a Lambda
+ * container) stays within a memory bound.
  */
 
 const CALL_MS = 30_000;
+
+/**
+ * How far above where it started the process's resident size may ever get while the whole corpus
+ * runs through it. The image and PDF functions have 2 GiB in Lambda; their worst inputs must leave
+ * most of it for the runtime and a legitimate request, so the bound is well under half. Today's
+ * peak is about 450 MiB, mostly pdfium's WebAssembly memory (it grows to the largest page it was
+ * asked to render and never shrinks) and libvips; a single decoded pixel or frame bomb of the
+ * corpus needs tens of GiB.
+ */
+const CORPUS_PEAK_RSS_MIB = 768;
+
+/**
+ * What the live heap may keep after the corpus, with every handler loaded before it started:
+ * what the engines build once on first use, not anything per request (today about 3 MiB).
+ */
+const CORPUS_HEAP_GROWTH_MIB = 8;
 
 /**
  * Findings in code this suite does not own, left out until they are fixed there (then delete the
@@ -48,6 +67,7 @@ const tmp = new PrivateTmp();
 let corpus: Corpus = {};
 let bait: Bait;
 let trackerHits = 0;
+let memoryAtStart = { rssMiB: 0, heapMiB: 0 };
 const urls = new Map<Specimen, string>();
 const hostname = (() => {
   try {
@@ -79,6 +99,8 @@ beforeAll(async () => {
       );
     }
   }
+  await Promise.all(downloadingRoutes().map((route) => handlerOf(route)));
+  memoryAtStart = { heapMiB: heapAfterGcMiB(), rssMiB: process.memoryUsage().rss / 1024 / 1024 };
 }, 120_000);
 
 afterAll(async () => {
@@ -221,4 +243,14 @@ describe('malicious and malformed files through every route that downloads', () 
       });
     }
   }
+});
+
+// Last in the file: the tests of a file run in order, so this one sees the whole corpus done.
+describe('memory over the whole corpus', () => {
+  it(`peaks under ${CORPUS_PEAK_RSS_MIB} MiB above the start and keeps at most ${CORPUS_HEAP_GROWTH_MIB} MiB of heap`, () => {
+    const peakGrowth = peakRssMiB() - memoryAtStart.rssMiB;
+    expect(peakGrowth, `peak RSS ${peakRssMiB().toFixed(0)} MiB`).toBeLessThan(CORPUS_PEAK_RSS_MIB);
+    const heapGrowth = heapAfterGcMiB() - memoryAtStart.heapMiB;
+    expect(heapGrowth).toBeLessThan(CORPUS_HEAP_GROWTH_MIB);
+  });
 });

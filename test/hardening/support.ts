@@ -1,6 +1,8 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { vi } from 'vitest';
 import { formatCatalogue } from '#shared/formats.ts';
@@ -172,3 +174,17 @@ export class PrivateTmp {
     if (this.dir) await rm(this.dir, { recursive: true, force: true });
   }
 }
+
+/** The live JavaScript heap of this process after a full garbage collection, in MiB. */
+export function heapAfterGcMiB(): number {
+  // The test process runs without --expose-gc; the flag can still be set now and gc() taken from a
+  // fresh context, which then sees it.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / 1024 / 1024;
+}
+
+/** The highest resident size this process has reached so far, in MiB. */
+export const peakRssMiB = (): number => process.resourceUsage().maxRSS / 1024;
