@@ -24,9 +24,10 @@ import {
  * a loopback server under every spelling of a private address, through scheme and user-info tricks.
  * Each is refused with a 400, and the loopback server never sees a single request.
  *
- * The routes read no injected resolver (only the download module's own options take one, and its
- * unit tests use it for DNS answers and rebinding), so names here are only those the hosts file
- * answers; everything else is an address literal, decided without any lookup.
+ * This gateway runs in its own process with the system resolver, so names here are only those the
+ * hosts file answers; everything else is an address literal, decided without any lookup. Names that
+ * resolve to private addresses, one or several, go through an in-process gateway with a test
+ * resolver in ssrf-dns.test.ts.
  */
 
 const KEY = 'ssrf-key';
