@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes.ts';
+import { tierNames, tiers } from '#shared/tiers.ts';
 
 const readme = readFileSync('README.md', 'utf8');
 
@@ -34,5 +35,27 @@ describe('README', () => {
     ]) {
       expect(readme).toContain(`\`${name}\``);
     }
+  });
+
+  it('states the limits of every tier and the full load command in its Security section', () => {
+    const start = readme.indexOf('## Security\n');
+    expect(start).toBeGreaterThan(-1);
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    const megabytes = (bytes: number) => (bytes >= 1e9 ? `${bytes / 1e9} GB` : `${bytes / 1e6} MB`);
+    const duration = (seconds: number) => (seconds < 600 ? `${seconds} s` : `${seconds / 60} min`);
+    for (const name of tierNames) {
+      const row = section.split('\n').find((line) => line.startsWith(`| ${name} |`));
+      expect(row, name).toBeDefined();
+      const cells = row!.split('|').map((cell) => cell.trim());
+      const limits = tiers[name];
+      expect(cells[3], name).toContain(String(limits.requestsPerMinute));
+      expect(cells.slice(4, 8), name).toEqual([
+        megabytes(limits.maxSourceBytes),
+        duration(limits.maxMediaSeconds),
+        String(limits.maxBatchFiles),
+        name === 'free' ? 'no' : 'yes',
+      ]);
+    }
+    expect(section).toMatch(/^npm run load -- --seconds \d+ --concurrency \d+/m);
   });
 });
