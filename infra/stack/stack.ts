@@ -14,6 +14,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { JOB_START_WINDOW_MS } from '#shared/jobs/record.ts';
 import { type RouteSpec, routes as routeTable } from '#shared/routes.ts';
 import { tierNames } from '#shared/tiers.ts';
 import type { BuiltLayer } from '../../layers/layer.ts';
@@ -199,11 +200,13 @@ export class FileConversionStack extends Stack {
 
   /**
    * A file function writes job records and results, signs webhooks and starts its own async
-   * runs. The self-invocation right sits in a policy of its own: in the role's default policy it
+   * runs, which wait at most the jobs' start window. The self-invocation right sits in a policy of its own: in the role's default policy it
    * would make the function depend on itself.
    */
   private grantJobRunner(fn: ApiFunction): void {
     this.storage.grantJobRunner(fn);
+    // A run Lambda could not start within the window is dropped; the job then reads as failed.
+    fn.configureAsyncInvoke({ maxEventAge: Duration.millis(JOB_START_WINDOW_MS), retryAttempts: 2 });
     const selfInvoke = new iam.Policy(fn, 'SelfInvoke', {
       statements: [
         new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.functionArn] }),

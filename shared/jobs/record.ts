@@ -46,23 +46,47 @@ export const JOB_TTL_MS = 24 * 60 * 60 * 1000;
 export const isExpired = (record: Pick<JobRecord, 'createdAt'>, now = Date.now()) =>
   now - Date.parse(record.createdAt) > JOB_TTL_MS;
 
-/** A running job past its run deadline: its worker is gone and will never finish it. */
-export const isAbandoned = (record: JobRecord, now = Date.now()) =>
-  record.status === 'running' && record.runDeadline !== undefined && now > Date.parse(record.runDeadline);
+/**
+ * How long a queued job may wait for its worker. The stack gives the asynchronous invocation this
+ * maximum event age, so Lambda (after its retries) drops a run that has not started by then, and
+ * the job can never start.
+ */
+export const JOB_START_WINDOW_MS = 60 * 60 * 1000;
+
+/** When a job without a worker is known to have none: the run deadline, or the start window's end. */
+function abandonedSince(record: JobRecord): number | undefined {
+  if (record.status === 'running' && record.runDeadline !== undefined) return Date.parse(record.runDeadline);
+  if (record.status === 'queued') return Date.parse(record.createdAt) + JOB_START_WINDOW_MS;
+  return undefined;
+}
+
+/** A job no worker will ever finish: running past its run deadline, or queued past the start window. */
+export function isAbandoned(record: JobRecord, now = Date.now()): boolean {
+  const since = abandonedSince(record);
+  return since !== undefined && now > since;
+}
+
+const abandonedBecause = {
+  running: 'the function running it ran out of time or memory',
+  queued: 'it never started, because every attempt to run it failed',
+} as const;
 
 /**
- * The record as it must be read: an abandoned job is failed, from its run deadline on. Polls show
- * this at once; the worker's next invocation for the job stores it and sends the webhook.
+ * The record as it must be read: an abandoned job is failed, from the moment it was known to be.
+ * Polls show this at once; for a running job, the worker's next invocation stores it and sends the
+ * webhook.
  */
 export function failIfAbandoned(record: JobRecord, now = Date.now()): JobRecord {
-  if (!isAbandoned(record, now)) return record;
+  const since = abandonedSince(record);
+  if (since === undefined || now <= since) return record;
+  const because = abandonedBecause[record.status as 'running' | 'queued'];
   return {
     ...record,
     status: 'failed',
-    finishedAt: record.runDeadline,
+    finishedAt: new Date(since).toISOString(),
     error: {
       error: 'internal_error',
-      message: `The job stopped before it finished: the function running it ran out of time or memory. Send it again, with less work if it was large; quote job id ${record.jobId} when reporting it.`,
+      message: `The job stopped before it finished: ${because}. Send it again, with less work if it was large; quote job id ${record.jobId} when reporting it.`,
     },
   };
 }

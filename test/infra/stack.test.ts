@@ -4,6 +4,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorStatus } from '#shared/http/errors.ts';
+import { JOB_START_WINDOW_MS } from '#shared/jobs/record.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
 import { tierNames, tiers } from '#shared/tiers.ts';
 import { layerBinaries } from '../../infra/stack/api-function.ts';
@@ -486,6 +487,21 @@ describe('storage of async jobs', () => {
         (statement) => statement.Action === 'lambda:InvokeFunction',
       );
       expect(invoke.map((statement) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [fnId, 'Arn'] }]);
+    }
+  });
+
+  it("drops a file function's async run that has not started within the jobs' start window", () => {
+    const configs = ofType('AWS::Lambda::EventInvokeConfig');
+    expect(configs).toHaveLength(new Set(fileRoutes.map((route) => route.function)).size);
+    for (const route of fileRoutes) {
+      const fnId = logicalId(synth.stack.functions.get(route.function)!);
+      const config = configs.find(([, resource]) =>
+        JSON.stringify(resource.Properties.FunctionName).includes(fnId),
+      );
+      expect(config?.[1].Properties, route.path).toMatchObject({
+        MaximumEventAgeInSeconds: JOB_START_WINDOW_MS / 1000,
+        MaximumRetryAttempts: 2,
+      });
     }
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isExpired, JOB_TTL_MS, type JobRecord, publicView } from '#shared/jobs/record.ts';
+import {
+  failIfAbandoned,
+  isExpired,
+  JOB_START_WINDOW_MS,
+  JOB_TTL_MS,
+  type JobRecord,
+  publicView,
+} from '#shared/jobs/record.ts';
 
 const record: JobRecord = {
   jobId: 'abc',
@@ -35,5 +42,26 @@ describe('job records', () => {
     const created = Date.parse(record.createdAt);
     expect(isExpired(record, created + JOB_TTL_MS - 1)).toBe(false);
     expect(isExpired(record, created + JOB_TTL_MS + 1)).toBe(true);
+  });
+
+  it('read a job that never started within the start window as failed, from the window on', () => {
+    const queued: JobRecord = {
+      ...record,
+      status: 'queued',
+      progress: 0,
+      finishedAt: undefined,
+      error: undefined,
+    };
+    const windowEnd = Date.parse(queued.createdAt) + JOB_START_WINDOW_MS;
+    expect(failIfAbandoned(queued, windowEnd)).toBe(queued);
+    const failed = failIfAbandoned(queued, windowEnd + 1);
+    expect(failed.status).toBe('failed');
+    expect(failed.finishedAt).toBe(new Date(windowEnd).toISOString());
+    expect(failed.error?.error).toBe('internal_error');
+    expect(failed.error?.message).toMatch(/never started.*quote job id abc/);
+  });
+
+  it('leave finished jobs as they are, however old', () => {
+    expect(failIfAbandoned(record, Date.parse(record.createdAt) + JOB_TTL_MS)).toBe(record);
   });
 });
