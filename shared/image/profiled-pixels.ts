@@ -1,20 +1,11 @@
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import sharp, { type Sharp } from 'sharp';
 import type { Pixels } from '#shared/image/bmp.ts';
 import { imageLimits } from '#shared/image/limits.ts';
+import { pngChunk } from '#shared/image/png-chunk.ts';
 
 /** The PNG signature (8 bytes) and the IHDR chunk (4 length + 4 type + 13 data + 4 CRC), always first. */
 const AFTER_HEADER = 33;
-
-/** One PNG chunk: length, type, data and the CRC-32 of type and data (PNG specification, 5.3). */
-function pngChunk(type: string, data: Buffer): Buffer {
-  const typeAndData = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(typeAndData));
-  return Buffer.concat([length, typeAndData, crc]);
-}
 
 /**
  * Decoded pixels as a sharp pipeline that knows their ICC profile, so that they are converted to

@@ -1,33 +1,14 @@
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import sharp from 'sharp';
+import { imageInputFormats } from '#shared/formats.ts';
+import { pngChunk } from '#shared/image/png-chunk.ts';
 import { type Bait, type Corpus, damaged, decodingRoutes, type Specimen, specimen } from './specimen.ts';
 import { svgSpecimens } from './svg.ts';
 
 /* Image specimens: damaged files of every format, pixel and frame bombs, polyglots; SVGs in svg.ts. */
 
-export const imageFormats = [
-  'jpg',
-  'png',
-  'webp',
-  'avif',
-  'heic',
-  'svg',
-  'gif',
-  'tiff',
-  'bmp',
-  'ico',
-] as const;
-
-/** A PNG chunk with its CRC. */
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0);
-  return Buffer.concat([head, data, crc]);
-}
+export const imageFormats = imageInputFormats;
 
 /** A PNG whose header claims `width` × `height` with a few bytes of pixel data: a decompression bomb's head. */
 export function pngClaiming(width: number, height: number): Buffer {
