@@ -23,11 +23,11 @@ export interface JobRecord {
   result?: { key: string; fileName: string; contentType: string; sizeBytes: number };
   webhook?: { attempts: number; delivered: boolean; lastStatus?: number };
   /**
-   * Set when the job starts running: the end of its worker's invocation plus a margin. A job still
-   * running after it has lost its worker, which Lambda stopped without a word (out of memory, the
-   * function's timeout).
+   * While the job runs, its worker stores the record at least every `HEARTBEAT_MS`. A heartbeat
+   * older than `HEARTBEAT_STALE_MS` means the worker is gone: Lambda stopped it without a word (out
+   * of memory, the function's timeout).
    */
-  runDeadline?: string;
+  heartbeatAt?: string;
 }
 
 export interface JobView {
@@ -53,21 +53,26 @@ export const isExpired = (record: Pick<JobRecord, 'createdAt'>, now = Date.now()
  */
 export const JOB_START_WINDOW_MS = 60 * 60 * 1000;
 
-/** When a job without a worker is known to have none: the run deadline, or the start window's end. */
+/** How often a running job's worker stores its record, and when a silent worker counts as gone. */
+export const HEARTBEAT_MS = 20_000;
+export const HEARTBEAT_STALE_MS = 120_000;
+
+/** When a job without a worker is known to have none: its heartbeat gone stale, or the start window's end. */
 function abandonedSince(record: JobRecord): number | undefined {
-  if (record.status === 'running' && record.runDeadline !== undefined) return Date.parse(record.runDeadline);
+  if (record.status === 'running' && record.heartbeatAt !== undefined)
+    return Date.parse(record.heartbeatAt) + HEARTBEAT_STALE_MS;
   if (record.status === 'queued') return Date.parse(record.createdAt) + JOB_START_WINDOW_MS;
   return undefined;
 }
 
-/** A job no worker will ever finish: running past its run deadline, or queued past the start window. */
+/** A job no worker will ever finish: running with a stale heartbeat, or queued past the start window. */
 export function isAbandoned(record: JobRecord, now = Date.now()): boolean {
   const since = abandonedSince(record);
   return since !== undefined && now > since;
 }
 
 const abandonedBecause = {
-  running: 'the function running it ran out of time or memory',
+  running: 'the function running it stopped (out of memory, or at its time limit)',
   queued: 'it never started, because every attempt to run it failed',
 } as const;
 

@@ -3,7 +3,13 @@ import { config } from '#shared/config.ts';
 import { HttpError, toPublicError } from '#shared/http/errors.ts';
 import type { FileResult } from '#shared/http/respond.ts';
 import type { CallInput } from '#shared/http/stack.ts';
-import { failIfAbandoned, isAbandoned, type JobRecord, publicView } from '#shared/jobs/record.ts';
+import {
+  failIfAbandoned,
+  HEARTBEAT_MS,
+  isAbandoned,
+  type JobRecord,
+  publicView,
+} from '#shared/jobs/record.ts';
 import { loadJob, resultUrl, saveJob, saveResult } from '#shared/jobs/store.ts';
 import { deliverWebhook } from '#shared/jobs/webhook.ts';
 import { webhookSecret } from '#shared/jobs/webhook-secret.ts';
@@ -13,20 +19,33 @@ import { Workspace } from '#shared/workspace.ts';
 
 type FileWork = (input: CallInput<never>) => Promise<FileResult> | FileResult;
 
-/** Publishes progress to the job record at most once a second, one write at a time. */
-function progressPublisher(record: JobRecord) {
+/**
+ * Stores the running job's record, one write at a time: progress at most once a second, and a
+ * heartbeat every `HEARTBEAT_MS` however long a step takes, so that a reader can tell a live
+ * worker from one Lambda has stopped.
+ */
+function runningRecord(record: JobRecord) {
   let chain = Promise.resolve();
   let lastSaved = 0;
+  const save = () => {
+    record.heartbeatAt = new Date().toISOString();
+    lastSaved = Date.now();
+    const snapshot = { ...record };
+    chain = chain.then(() => saveJob(snapshot)).catch(() => {});
+  };
+  const heartbeat = setInterval(save, HEARTBEAT_MS);
   return {
     report(percent: number) {
       const value = Math.max(0, Math.min(99, Math.round(percent)));
       if (value <= record.progress || Date.now() - lastSaved < 1000) return;
       record.progress = value;
-      lastSaved = Date.now();
-      const snapshot = { ...record };
-      chain = chain.then(() => saveJob(snapshot)).catch(() => {});
+      save();
     },
-    settled: () => chain,
+    /** Stops the heartbeat; settles when the last write has been made. */
+    stop() {
+      clearInterval(heartbeat);
+      return chain;
+    },
   };
 }
 
@@ -38,12 +57,6 @@ function progressPublisher(record: JobRecord) {
  */
 const AFTER_WORK_MS = 20_000;
 const LAST_WRITE_MS = 3_000;
-
-/**
- * A running job is abandoned this long after its invocation's end: by then its worker has
- * certainly been stopped, whatever the clocks of two hosts and the store's latency.
- */
-const ABANDON_MARGIN_MS = 60_000;
 
 const durationText = (ms: number) =>
   ms >= 120_000 ? `${Number((ms / 60_000).toFixed(1))} min` : `${Math.round(ms / 1000)} s`;
@@ -81,8 +94,8 @@ async function notify(record: JobRecord, secret: string, endsAt: number): Promis
 /**
  * Runs a queued job with the route's own work function, stores the result, and tells the
  * callback; `endsAt` is when Lambda stops this invocation (epoch ms). A job already running is
- * left to its worker (this is a retried or repeated invocation), unless that worker is gone: then
- * the job is recorded as failed and the callback told.
+ * left to its worker (this is a retried or repeated invocation), unless that worker is gone (its
+ * heartbeat is stale): then the job is recorded as failed and the callback told.
  */
 export async function runJob(jobId: string, work: FileWork, endsAt: number): Promise<void> {
   const record = await loadJob(jobId);
@@ -99,7 +112,7 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
   // this asynchronous invocation runs it again.
   const secret = await webhookSecret();
   record.status = 'running';
-  record.runDeadline = new Date(endsAt + ABANDON_MARGIN_MS).toISOString();
+  record.heartbeatAt = new Date().toISOString();
   await saveJob(record);
 
   const caller: Caller = {
@@ -111,7 +124,7 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
   const budgetMs = Math.max(1000, endsAt - AFTER_WORK_MS - Date.now());
   const budget = AbortSignal.timeout(budgetMs);
   const workspace = new Workspace();
-  const progress = progressPublisher(record);
+  const running = runningRecord(record);
   try {
     const file = await work({
       body: record.request as never,
@@ -121,7 +134,7 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
       workspace,
       signal: budget,
       params: {},
-      onProgress: progress.report,
+      onProgress: running.report,
     });
     record.result = await saveResult(jobId, file);
     record.status = 'succeeded';
@@ -139,7 +152,7 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
     record.status = 'failed';
     record.error = publicError.toJSON();
   } finally {
-    await progress.settled();
+    await running.stop();
     await workspace.dispose();
   }
   record.finishedAt = new Date().toISOString();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { Caller } from '#shared/auth/authorize.ts';
 import type { FileResult } from '#shared/http/respond.ts';
 import type { CallInput } from '#shared/http/stack.ts';
-import type { JobRecord } from '#shared/jobs/record.ts';
+import { HEARTBEAT_MS, HEARTBEAT_STALE_MS, type JobRecord } from '#shared/jobs/record.ts';
 import { type EmbeddedS3, startEmbeddedS3 } from '../../../infra/local/s3.ts';
 import { FixtureServer } from '../../support/fixture-server.ts';
 
@@ -44,8 +44,6 @@ function queuedJob(): JobRecord {
     request: {},
   };
 }
-
-const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
 
 /** Work that must never be started. */
 const forbiddenWork = vi.fn(async (): Promise<FileResult> => {
@@ -92,30 +90,24 @@ afterAll(async () => {
 });
 
 describe('a job whose worker stopped without a word', () => {
-  it('reads as failed once its run deadline has passed, with a clear error', async () => {
-    const job: JobRecord = {
-      ...queuedJob(),
-      status: 'running',
-      progress: 40,
-      runDeadline: minutesFromNow(-1),
-    };
+  const staleHeartbeat = () => new Date(Date.now() - HEARTBEAT_STALE_MS - 60_000).toISOString();
+  const knownGoneAt = (heartbeatAt: string) =>
+    new Date(Date.parse(heartbeatAt) + HEARTBEAT_STALE_MS).toISOString();
+
+  it('reads as failed once its heartbeat is stale, with a clear error', async () => {
+    const job: JobRecord = { ...queuedJob(), status: 'running', progress: 40, heartbeatAt: staleHeartbeat() };
     await jobs.saveJob(job);
 
     const view = await jobs.readJob(job.jobId, caller);
 
-    expect(view).toMatchObject({ status: 'failed', progress: 40, finishedAt: job.runDeadline });
+    expect(view).toMatchObject({ status: 'failed', progress: 40, finishedAt: knownGoneAt(job.heartbeatAt!) });
     expect(view.error?.error).toBe('internal_error');
-    expect(view.error?.message).toMatch(/stopped before it finished.*ran out of time or memory/);
+    expect(view.error?.message).toMatch(/stopped before it finished.*out of memory, or at its time limit/);
     expect(view.error?.message).toContain(job.jobId);
   });
 
   it('is recorded as failed and called back, signed, by the next invocation of the worker', async () => {
-    const job: JobRecord = {
-      ...queuedJob(),
-      status: 'running',
-      progress: 40,
-      runDeadline: minutesFromNow(-1),
-    };
+    const job: JobRecord = { ...queuedJob(), status: 'running', progress: 40, heartbeatAt: staleHeartbeat() };
     await jobs.saveJob(job);
 
     await jobs.runJob(job.jobId, forbiddenWork, Date.now() + 60_000);
@@ -124,7 +116,7 @@ describe('a job whose worker stopped without a word', () => {
     const stored = await jobs.loadJob(job.jobId);
     expect(stored).toMatchObject({
       status: 'failed',
-      finishedAt: job.runDeadline,
+      finishedAt: knownGoneAt(job.heartbeatAt!),
       error: { error: 'internal_error' },
       webhook: { attempts: 1, delivered: true, lastStatus: 204 },
     });
@@ -137,12 +129,12 @@ describe('a job whose worker stopped without a word', () => {
     expect(JSON.parse(delivery?.body ?? '{}')).toEqual(await jobs.readJob(job.jobId, caller));
   });
 
-  it('is left to its worker while the deadline has not passed', async () => {
+  it('is left to its worker while its heartbeat is fresh', async () => {
     const job: JobRecord = {
       ...queuedJob(),
       status: 'running',
       progress: 40,
-      runDeadline: minutesFromNow(5),
+      heartbeatAt: new Date(Date.now() - HEARTBEAT_MS).toISOString(),
     };
     await jobs.saveJob(job);
 
@@ -154,25 +146,36 @@ describe('a job whose worker stopped without a word', () => {
     expect(deliveries).toEqual([]);
   });
 
-  it('has its run deadline stored when it starts: past the end of the invocation that runs it', async () => {
+  it('keeps its heartbeat while it runs, however long a step takes without progress', async () => {
     const job = queuedJob();
     await jobs.saveJob(job);
-    const endsAt = Date.now() + 120_000;
-    let whileRunning: JobRecord | undefined;
+    const beats: string[] = [];
+    const heartbeatOf = async () => (await jobs.loadJob(job.jobId))?.heartbeatAt ?? '';
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      await jobs.runJob(
+        job.jobId,
+        async ({ workspace }: CallInput<never>) => {
+          beats.push(await heartbeatOf());
+          for (const _ of [1, 2]) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            vi.advanceTimersByTime(HEARTBEAT_MS);
+            await vi.waitFor(async () => expect(await heartbeatOf()).not.toBe(beats.at(-1)));
+            beats.push(await heartbeatOf());
+          }
+          const path = await workspace.file('result.txt');
+          await writeFile(path, 'done');
+          return { path, contentType: 'text/plain', fileName: 'result.txt' };
+        },
+        Date.now() + 120_000,
+      );
+    } finally {
+      vi.useRealTimers();
+    }
 
-    await jobs.runJob(
-      job.jobId,
-      async ({ workspace }: CallInput<never>) => {
-        whileRunning = await jobs.loadJob(job.jobId);
-        const path = await workspace.file('result.txt');
-        await writeFile(path, 'done');
-        return { path, contentType: 'text/plain', fileName: 'result.txt' };
-      },
-      endsAt,
-    );
-
-    expect(whileRunning?.status).toBe('running');
-    expect(Date.parse(whileRunning?.runDeadline ?? '')).toBeGreaterThan(endsAt);
+    expect(beats).toHaveLength(3);
+    expect(beats.every((beat) => beat !== '')).toBe(true);
+    expect(new Set(beats).size).toBe(3);
     expect(await jobs.readJob(job.jobId, caller)).toMatchObject({ status: 'succeeded', progress: 100 });
   });
 });
