@@ -93,9 +93,9 @@ async function notify(record: JobRecord, secret: string, endsAt: number): Promis
 
 /**
  * Runs a queued job with the route's own work function, stores the result, and tells the
- * callback; `endsAt` is when Lambda stops this invocation (epoch ms). A job already running is
- * left to its worker (this is a retried or repeated invocation), unless that worker is gone (its
- * heartbeat is stale): then the job is recorded as failed and the callback told.
+ * callback; `endsAt` is when Lambda stops this invocation (epoch ms). A job whose worker is gone
+ * (its heartbeat is stale) is recorded as failed and the callback told; a job still running with a
+ * fresh heartbeat makes this invocation fail, so that Lambda retries it later.
  */
 export async function runJob(jobId: string, work: FileWork, endsAt: number): Promise<void> {
   const record = await loadJob(jobId);
@@ -106,6 +106,12 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
     await saveJob(failed);
     await notify(failed, await webhookSecret(), endsAt);
     return;
+  }
+  if (record.status === 'running') {
+    // Lambda retries an invocation only after it failed, so this is a retry after a crash (or, rarely,
+    // a duplicate delivery). Failing it makes Lambda try again later; by the last retry, three
+    // minutes after a crash, a dead worker's heartbeat is stale and the job is recorded above.
+    throw new Error(`job ${jobId} is running with a fresh heartbeat; left to its worker for now`);
   }
   if (record.status !== 'queued') return;
   // Before any work: a job whose webhook could not be signed stays queued, and Lambda's retry of

@@ -129,7 +129,7 @@ describe('a job whose worker stopped without a word', () => {
     expect(JSON.parse(delivery?.body ?? '{}')).toEqual(await jobs.readJob(job.jobId, caller));
   });
 
-  it('is left to its worker while its heartbeat is fresh', async () => {
+  it('is left to its worker while its heartbeat is fresh, failing the invocation so that Lambda retries it later', async () => {
     const job: JobRecord = {
       ...queuedJob(),
       status: 'running',
@@ -138,7 +138,9 @@ describe('a job whose worker stopped without a word', () => {
     };
     await jobs.saveJob(job);
 
-    await jobs.runJob(job.jobId, forbiddenWork, Date.now() + 60_000);
+    await expect(jobs.runJob(job.jobId, forbiddenWork, Date.now() + 60_000)).rejects.toThrow(
+      /running with a fresh heartbeat/,
+    );
 
     expect(forbiddenWork).not.toHaveBeenCalled();
     expect(await jobs.loadJob(job.jobId)).toEqual(job);
