@@ -27,9 +27,9 @@ import { isTierName, type TierName, tiers } from '#shared/tiers.ts';
 export const defaultStackName = 'FileConversionApi';
 
 const usage = `Usage:
-  node scripts/api-keys.ts issue  --tier pro|enterprise --customer <name> [--rpm <requests per minute>] [--stack <name>]
-  node scripts/api-keys.ts list   [--stack <name>]
-  node scripts/api-keys.ts revoke --id <api key id> [--stack <name>]
+  npm run api-keys -- issue  --tier pro|enterprise --customer <name> [--rpm <requests per minute>] [--stack <name>]
+  npm run api-keys -- list   [--stack <name>]
+  npm run api-keys -- revoke --id <api key id> [--stack <name>]
 The AWS account and region come from the usual AWS environment (AWS_PROFILE, AWS_REGION, ...).`;
 
 export interface IssuedKey {
