@@ -1,19 +1,7 @@
-import {
-  type AudioOutputFormat,
-  contentTypeOf,
-  demuxerOf,
-  faststartFormats,
-  muxerOf,
-} from '#shared/media/formats.ts';
-import {
-  inspectMedia,
-  type MediaContext,
-  type MediaFile,
-  type MediaInput,
-  runMediaJob,
-} from '#shared/media/job.ts';
-import { assertDurationWithinTier, assertWithinDuration, requireStream } from '#shared/media/limits.ts';
-import { boundedTrim, encoderThreads, trimmedSeconds, trimOptions } from '#shared/media/options.ts';
+import { type AudioOutputFormat, demuxerOf, faststartFormats, muxerOf } from '#shared/media/formats.ts';
+import { convertMedia, type MediaContext, type MediaFile, type MediaInput } from '#shared/media/job.ts';
+import { requireStream } from '#shared/media/limits.ts';
+import { encoderThreads, trimmedSeconds, trimOptions } from '#shared/media/options.ts';
 import type { MediaInfo, StreamInfo } from '#shared/media/probe.ts';
 import type { FfmpegJob } from '#shared/media/run.ts';
 
@@ -110,21 +98,12 @@ export function planAudio(
 }
 
 /** Converts (or extracts) the first audio stream of a source into an audio file. */
-export async function convertAudio(
+export function convertAudio(
   input: MediaInput,
   options: AudioOptions,
   context: MediaContext,
 ): Promise<MediaFile> {
-  const info = await inspectMedia(input, context);
-  requireStream(info, 'audio');
-  assertDurationWithinTier(info, context.tier, context.maxMediaSeconds);
-  assertWithinDuration(info, 'start', options.start);
-  const output = await context.workspace.file(`output.${options.outputFormat}`);
-  const bounded = boundedTrim(info, options, context.maxMediaSeconds);
-  await runMediaJob(planAudio(input, info, bounded, output), context);
-  return {
-    path: output,
-    contentType: contentTypeOf[options.outputFormat],
-    fileName: `${input.baseName}.${options.outputFormat}`,
-  };
+  return convertMedia(input, options, context, 'audio', (info, bounded, output) =>
+    planAudio(input, info, bounded, output),
+  );
 }

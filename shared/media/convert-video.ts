@@ -1,19 +1,7 @@
-import {
-  contentTypeOf,
-  demuxerOf,
-  faststartFormats,
-  muxerOf,
-  type VideoOutputFormat,
-} from '#shared/media/formats.ts';
-import {
-  inspectMedia,
-  type MediaContext,
-  type MediaFile,
-  type MediaInput,
-  runMediaJob,
-} from '#shared/media/job.ts';
-import { assertDurationWithinTier, assertWithinDuration, requireStream } from '#shared/media/limits.ts';
-import { boundedTrim, encoderThreads, trimmedSeconds, trimOptions } from '#shared/media/options.ts';
+import { demuxerOf, faststartFormats, muxerOf, type VideoOutputFormat } from '#shared/media/formats.ts';
+import { convertMedia, type MediaContext, type MediaFile, type MediaInput } from '#shared/media/job.ts';
+import { requireStream } from '#shared/media/limits.ts';
+import { encoderThreads, trimmedSeconds, trimOptions } from '#shared/media/options.ts';
 import { firstStream, type MediaInfo, type StreamInfo } from '#shared/media/probe.ts';
 import type { FfmpegJob } from '#shared/media/run.ts';
 import type { VideoQuality } from '#shared/media/schemas.ts';
@@ -231,21 +219,16 @@ export function planVideo(
 }
 
 /** Converts a video into another container, copying streams where they fit. */
-export async function convertVideo(
+export function convertVideo(
   input: MediaInput,
   options: VideoOptions,
   context: MediaContext,
 ): Promise<MediaFile> {
-  const info = await inspectMedia(input, context);
-  requireStream(info, 'video');
-  assertDurationWithinTier(info, context.tier, context.maxMediaSeconds);
-  assertWithinDuration(info, 'start', options.start);
-  const output = await context.workspace.file(`output.${options.outputFormat}`);
-  const bounded = boundedTrim(info, options, context.maxMediaSeconds);
-  await runMediaJob(planVideo(input, info, bounded, output).job, context);
-  return {
-    path: output,
-    contentType: contentTypeOf[options.outputFormat],
-    fileName: `${input.baseName}.${options.outputFormat}`,
-  };
+  return convertMedia(
+    input,
+    options,
+    context,
+    'video',
+    (info, bounded, output) => planVideo(input, info, bounded, output).job,
+  );
 }

@@ -1,7 +1,14 @@
 import { stat } from 'node:fs/promises';
 import { HttpError } from '#shared/http/errors.ts';
 import { type MediaStage, publicMediaError } from '#shared/media/failures.ts';
-import type { MediaSourceFormat } from '#shared/media/formats.ts';
+import {
+  type AudioOutputFormat,
+  contentTypeOf,
+  type MediaSourceFormat,
+  type VideoOutputFormat,
+} from '#shared/media/formats.ts';
+import { assertDurationWithinTier, assertWithinDuration, requireStream } from '#shared/media/limits.ts';
+import { boundedTrim, type Trim } from '#shared/media/options.ts';
 import { type MediaInfo, probeMedia } from '#shared/media/probe.ts';
 import { type FfmpegJob, runFfmpeg } from '#shared/media/run.ts';
 import type { TierName } from '#shared/tiers.ts';
@@ -76,4 +83,31 @@ export async function runMediaJob(
   );
   if (size === 0)
     throw new HttpError('invalid_source_file', 'No audio or video could be decoded from the source.');
+}
+
+/**
+ * A conversion into an audio or video file: the source is probed and checked (the stream it
+ * needs, the tier's duration, a start inside it), then the job `plan` makes of it runs, with the
+ * trim bounded to what the tier allows.
+ */
+export async function convertMedia<
+  Options extends Trim & { outputFormat: AudioOutputFormat | VideoOutputFormat },
+>(
+  input: MediaInput,
+  options: Options,
+  context: MediaContext,
+  needs: 'audio' | 'video',
+  plan: (info: MediaInfo, bounded: Options, output: string) => FfmpegJob,
+): Promise<MediaFile> {
+  const info = await inspectMedia(input, context);
+  requireStream(info, needs);
+  assertDurationWithinTier(info, context.tier, context.maxMediaSeconds);
+  assertWithinDuration(info, 'start', options.start);
+  const output = await context.workspace.file(`output.${options.outputFormat}`);
+  await runMediaJob(plan(info, boundedTrim(info, options, context.maxMediaSeconds), output), context);
+  return {
+    path: output,
+    contentType: contentTypeOf[options.outputFormat],
+    fileName: `${input.baseName}.${options.outputFormat}`,
+  };
 }
