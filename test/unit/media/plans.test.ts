@@ -29,7 +29,7 @@ const info = (streams: StreamInfo[], durationSeconds: number | null = 10): Media
   bitRate: 8000,
   streams,
 });
-const input: MediaInput = { path: '/work/source', format: 'mp4', baseName: 'clip' };
+const input: MediaInput = { path: '/srv/job/source', format: 'mp4', baseName: 'clip' };
 
 /** The value after a flag in an option list, e.g. `-c:v` → `copy`. */
 const optionAfter = (options: readonly string[], flag: string) => {
@@ -92,7 +92,7 @@ describe('audio plans', () => {
       input,
       info([h264, aac]),
       { outputFormat: 'm4a', start: 2, duration: 3 },
-      '/work/out',
+      '/srv/job/out',
     );
     expect(job.demuxer).toBe('mov');
     expect(job.inputOptions).toEqual(['-ss', '2']);
@@ -115,7 +115,7 @@ describe('audio plans', () => {
 
 describe('video plans', () => {
   const plan = (options: Parameters<typeof planVideo>[2], streams = [h264, aac]) =>
-    planVideo(input, info(streams), options, '/work/out');
+    planVideo(input, info(streams), options, '/srv/job/out');
 
   it.each([
     ['mp4', 'copy', 'copy'],
