@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Caller } from '#shared/auth/authorize.ts';
 import { config } from '#shared/config.ts';
 import { HttpError } from '#shared/http/errors.ts';
 import { type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
 import { dispatchJob } from '#shared/jobs/dispatch.ts';
-import type { JobRecord } from '#shared/jobs/record.ts';
+import { queuedJob } from '#shared/jobs/record.ts';
 import { saveJob } from '#shared/jobs/store.ts';
 import type { TierNeeds } from '#shared/routes/types.ts';
 import { assertHttpUrl, resolveCheckedAddress } from '#shared/source/address.ts';
@@ -39,18 +38,7 @@ export async function acceptJob(
 ): Promise<HttpResponse> {
   assertMayRunJobs(caller, needs);
   await assertCallbackUrl(callbackUrl);
-  const record: JobRecord = {
-    jobId: randomBytes(18).toString('base64url'),
-    status: 'queued',
-    progress: 0,
-    createdAt: new Date().toISOString(),
-    owner: caller.callerId,
-    tier: caller.tier,
-    requestsPerMinute: caller.requestsPerMinute,
-    route,
-    callbackUrl,
-    request,
-  };
+  const record = queuedJob(route, request, callbackUrl, caller);
   await saveJob(record);
   try {
     await dispatchJob(route, record.jobId);

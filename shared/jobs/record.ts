@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import type { Caller } from '#shared/auth/authorize.ts';
 import type { ErrorBody } from '#shared/http/errors.ts';
 import type { TierName } from '#shared/tiers.ts';
 
@@ -38,6 +40,22 @@ export interface JobView {
   finishedAt?: string;
   resultUrl?: string;
   error?: ErrorBody;
+}
+
+/** A job as it is accepted: queued, owned by the caller's key, under an unguessable id (144 bits). */
+export function queuedJob(route: string, request: unknown, callbackUrl: string, caller: Caller): JobRecord {
+  return {
+    jobId: randomBytes(18).toString('base64url'),
+    status: 'queued',
+    progress: 0,
+    createdAt: new Date().toISOString(),
+    owner: caller.callerId,
+    tier: caller.tier,
+    requestsPerMinute: caller.requestsPerMinute,
+    route,
+    callbackUrl,
+    request,
+  };
 }
 
 /** Jobs and their results are kept 24 h (an S3 lifecycle rule in AWS; checked on read everywhere). */

@@ -1,3 +1,6 @@
+import { sourceContentTypeOf } from '#shared/image/formats.ts';
+import { contentTypeOf as mediaContentTypeOf } from '#shared/media/formats.ts';
+import { PDF_TYPE } from '#shared/pdf/output.ts';
 import type { RouteSpec } from '#shared/routes.ts';
 
 /*
@@ -48,29 +51,11 @@ export interface Bait {
   trackerUrl: string;
 }
 
+/** What the fixture server says a specimen is, by its extension: the service's own tables. */
 const mimeOf: Record<string, string> = {
-  jpg: 'image/jpeg',
-  png: 'image/png',
-  webp: 'image/webp',
-  avif: 'image/avif',
-  heic: 'image/heic',
-  svg: 'image/svg+xml',
-  gif: 'image/gif',
-  tiff: 'image/tiff',
-  bmp: 'image/bmp',
-  ico: 'image/x-icon',
-  pdf: 'application/pdf',
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-  ogg: 'audio/ogg',
-  aac: 'audio/aac',
-  flac: 'audio/flac',
-  m4a: 'audio/mp4',
-  mp4: 'video/mp4',
-  webm: 'video/webm',
-  mkv: 'video/x-matroska',
-  mov: 'video/quicktime',
-  avi: 'video/x-msvideo',
+  ...sourceContentTypeOf,
+  ...mediaContentTypeOf,
+  pdf: PDF_TYPE,
 };
 
 /** A small deterministic generator, so a failing specimen is the same bytes on the next run. */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { Caller } from '#shared/auth/authorize.ts';
 import type { FileResult } from '#shared/http/respond.ts';
 import type { CallInput } from '#shared/http/stack.ts';
-import { HEARTBEAT_MS, HEARTBEAT_STALE_MS, type JobRecord } from '#shared/jobs/record.ts';
+import { HEARTBEAT_MS, HEARTBEAT_STALE_MS, type JobRecord, queuedJob } from '#shared/jobs/record.ts';
 import { type EmbeddedS3, startEmbeddedS3 } from '../../../infra/local/s3.ts';
 import { FixtureServer } from '../../support/fixture-server.ts';
 
@@ -26,24 +26,8 @@ let jobs: {
 };
 
 const caller: Caller = { tier: 'pro', callerId: 'key:run-tests', requestsPerMinute: 100, keyed: true };
-let counter = 0;
-
 /** A job as accepted: queued, owned by `caller`, calling back to the receiver. */
-function queuedJob(): JobRecord {
-  counter += 1;
-  return {
-    jobId: `run-tests-job-${String(counter).padStart(10, '0')}`,
-    status: 'queued',
-    progress: 0,
-    createdAt: new Date().toISOString(),
-    owner: caller.callerId,
-    tier: caller.tier,
-    requestsPerMinute: caller.requestsPerMinute,
-    route: 'image-convert',
-    callbackUrl: hooks.url('/hook'),
-    request: {},
-  };
-}
+const acceptedJob = () => queuedJob('image-convert', {}, hooks.url('/hook'), caller);
 
 /** Work that must never be started. */
 const forbiddenWork = vi.fn(async (): Promise<FileResult> => {
@@ -95,7 +79,12 @@ describe('a job whose worker stopped without a word', () => {
     new Date(Date.parse(heartbeatAt) + HEARTBEAT_STALE_MS).toISOString();
 
   it('reads as failed once its heartbeat is stale, with a clear error', async () => {
-    const job: JobRecord = { ...queuedJob(), status: 'running', progress: 40, heartbeatAt: staleHeartbeat() };
+    const job: JobRecord = {
+      ...acceptedJob(),
+      status: 'running',
+      progress: 40,
+      heartbeatAt: staleHeartbeat(),
+    };
     await jobs.saveJob(job);
 
     const view = await jobs.readJob(job.jobId, caller);
@@ -107,7 +96,12 @@ describe('a job whose worker stopped without a word', () => {
   });
 
   it('is recorded as failed and called back, signed, by the next invocation of the worker', async () => {
-    const job: JobRecord = { ...queuedJob(), status: 'running', progress: 40, heartbeatAt: staleHeartbeat() };
+    const job: JobRecord = {
+      ...acceptedJob(),
+      status: 'running',
+      progress: 40,
+      heartbeatAt: staleHeartbeat(),
+    };
     await jobs.saveJob(job);
 
     await jobs.runJob(job.jobId, forbiddenWork, Date.now() + 60_000);
@@ -131,7 +125,7 @@ describe('a job whose worker stopped without a word', () => {
 
   it('is left to its worker while its heartbeat is fresh, failing the invocation so that Lambda retries it later', async () => {
     const job: JobRecord = {
-      ...queuedJob(),
+      ...acceptedJob(),
       status: 'running',
       progress: 40,
       heartbeatAt: new Date(Date.now() - HEARTBEAT_MS).toISOString(),
@@ -149,7 +143,7 @@ describe('a job whose worker stopped without a word', () => {
   });
 
   it('keeps its heartbeat while it runs, however long a step takes without progress', async () => {
-    const job = queuedJob();
+    const job = acceptedJob();
     await jobs.saveJob(job);
     const beats: string[] = [];
     const heartbeatOf = async () => (await jobs.loadJob(job.jobId))?.heartbeatAt ?? '';
@@ -184,7 +178,7 @@ describe('a job whose worker stopped without a word', () => {
 
 describe('a job that runs out of time', () => {
   it('fails as a conversion that does not finish in time (413 media_too_long), and still calls back', async () => {
-    const job = queuedJob();
+    const job = acceptedJob();
     await jobs.saveJob(job);
     // 21 s before the end: the work gets the last second before the 20 s kept for what follows it.
     const endsAt = Date.now() + 21_000;
@@ -209,7 +203,7 @@ describe('a job that runs out of time', () => {
 
 describe('the result link', () => {
   const finished = (hoursAgo: number): JobRecord => ({
-    ...queuedJob(),
+    ...acceptedJob(),
     status: 'succeeded',
     createdAt: new Date(Date.now() - hoursAgo * 3600_000).toISOString(),
     result: { key: 'results/x/out.png', fileName: 'out.png', contentType: 'image/png', sizeBytes: 1 },
