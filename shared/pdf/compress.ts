@@ -118,11 +118,13 @@ export async function compressPdf(
   );
   const pageBound = Math.ceil((longestSide / POINTS_PER_INCH) * dpi);
   const masks = maskParents(context);
-  const drawn = await drawnImageSizes(source);
 
   const streams = context
     .enumerateIndirectObjects()
     .filter((entry): entry is [PDFRef, PDFRawStream] => entry[1] instanceof PDFRawStream);
+  // PDFium is loaded only for documents with images to size: a text-only file never pays for it.
+  const hasImages = streams.some(([, stream]) => stream.dict.get(PDFName.of('Subtype')) === imageSubtype);
+  const drawn = hasImages ? await drawnImageSizes(source) : undefined;
   let imagesRecompressed = 0;
   for (const [index, [ref, stream]] of streams.entries()) {
     const isImage = stream.dict.get(PDFName.of('Subtype')) === imageSubtype;
