@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '#shared/auth/keys.ts';
+import { type ApiKeyRecord, keyId } from '#shared/auth/keys.ts';
 import { log } from '#shared/log.ts';
 import { isTierName, tiers } from '#shared/tiers.ts';
 
@@ -59,13 +59,13 @@ interface Snapshot {
   freeShared: string | undefined;
 }
 
-function recordOf(key: GatewayApiKey): ApiKeyRecord | undefined {
+function recordOf(key: GatewayApiKey, value: string): ApiKeyRecord | undefined {
   const tier = key.tags?.[keyTags.tier];
   if (!isTierName(tier)) return undefined;
   const custom = key.tags?.[keyTags.requestsPerMinute];
   const requestsPerMinute =
     custom && /^[1-9]\d*$/.test(custom) ? Number(custom) : tiers[tier].requestsPerMinute;
-  return { tier, requestsPerMinute };
+  return { tier, requestsPerMinute, callerId: keyId(value) };
 }
 
 /**
@@ -98,7 +98,7 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
         freeShared = key.value;
         continue;
       }
-      const record = recordOf(key);
+      const record = recordOf(key, key.value);
       if (record) paid.set(key.value, record);
     }
     return { readAt: now(), paid, freeShared };

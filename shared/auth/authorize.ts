@@ -31,8 +31,6 @@ export function secretsMatch(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-export const keyId = (apiKey: string) => `key:${digest(apiKey).toString('hex').slice(0, 32)}`;
-
 /**
  * The contract's proxy-secret rule: with a secret configured, a request that carries a key or a
  * secret must carry the right secret. Throws 403 `invalid_proxy_secret`. Exported so that a caller
@@ -63,7 +61,7 @@ export function authorize(request: AuthRequest, settings: AuthSettings): Caller 
   if (!record) throw new HttpError('invalid_api_key', 'The x-api-key is unknown or revoked.');
   return {
     tier: record.tier,
-    callerId: keyId(apiKey),
+    callerId: record.callerId,
     requestsPerMinute: record.requestsPerMinute,
     keyed: true,
   };

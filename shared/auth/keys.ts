@@ -1,9 +1,16 @@
+import { createHash } from 'node:crypto';
 import { isTierName, type TierName, tiers } from '#shared/tiers.ts';
 
 export interface ApiKeyRecord {
   tier: TierName;
   requestsPerMinute: number;
+  /** The caller id of the key (`keyId`), worked out once when the record is made. */
+  callerId: string;
 }
+
+/** A keyed caller's id: stable and not secret, a digest of the API key. */
+export const keyId = (apiKey: string) =>
+  `key:${createHash('sha256').update(apiKey).digest('hex').slice(0, 32)}`;
 
 export type KeyLookup = (apiKey: string) => ApiKeyRecord | undefined;
 
@@ -24,7 +31,11 @@ export function parseApiKeys(spec: string | undefined): Map<string, ApiKeyRecord
     if (rpm !== undefined && (tier !== 'enterprise' || !/^[1-9]\d*$/.test(rpm))) {
       throw new Error(`API_KEYS entry for tier ${tier} has an invalid requests-per-minute value`);
     }
-    keys.set(key, { tier, requestsPerMinute: rpm ? Number(rpm) : tiers[tier].requestsPerMinute });
+    keys.set(key, {
+      tier,
+      requestsPerMinute: rpm ? Number(rpm) : tiers[tier].requestsPerMinute,
+      callerId: keyId(key),
+    });
   }
   return keys;
 }

@@ -1,5 +1,6 @@
 import { APIGatewayClient, type ApiKey, paginateGetApiKeys } from '@aws-sdk/client-api-gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyId } from '#shared/auth/keys.ts';
 import { tiers } from '#shared/tiers.ts';
 import { createKeyDirectory, keyNamePrefix } from '../../functions/authorizer/key-directory.ts';
 import { throttleFor } from '../../infra/stack/throttle.ts';
@@ -63,6 +64,7 @@ describe('scripts/api-keys.ts', () => {
     expect(await directory().find(issued.value)).toEqual({
       tier: 'pro',
       requestsPerMinute: tiers.pro.requestsPerMinute,
+      callerId: keyId(issued.value),
     });
   });
 
@@ -78,7 +80,11 @@ describe('scripts/api-keys.ts', () => {
     expect(own.apiStages).toEqual(apiStages);
     expect([...own.keyIds]).toEqual([issued.id]);
     expect(aws.plans.find((plan) => plan.name === `${stack}-enterprise`)!.keyIds.size).toBe(0);
-    expect(await directory().find(issued.value)).toEqual({ tier: 'enterprise', requestsPerMinute: 5000 });
+    expect(await directory().find(issued.value)).toEqual({
+      tier: 'enterprise',
+      requestsPerMinute: 5000,
+      callerId: keyId(issued.value),
+    });
   });
 
   it('refuses what the contract has no key for', async () => {

@@ -1,6 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { keyId } from '#shared/auth/authorize.ts';
+import { keyId } from '#shared/auth/keys.ts';
 import { tiers } from '#shared/tiers.ts';
 import { createAuthorizer } from '../../functions/authorizer/authorizer.ts';
 import { createKeyDirectory, type GatewayApiKey } from '../../functions/authorizer/key-directory.ts';
@@ -228,6 +228,7 @@ describe('key directory', () => {
     expect(await directory.find('brand-new')).toEqual({
       tier: 'pro',
       requestsPerMinute: tiers.pro.requestsPerMinute,
+      callerId: keyId('brand-new'),
     });
     expect(listKeys).toHaveBeenCalledTimes(2);
   });
@@ -269,6 +270,7 @@ describe('key directory', () => {
     expect(await directory.find('pro-key-1')).toEqual({
       tier: 'pro',
       requestsPerMinute: tiers.pro.requestsPerMinute,
+      callerId: keyId('pro-key-1'),
     });
     expect(await directory.freeTierKey()).toBe(sharedFreeKey.value);
     expect(await directory.find('no-such-key')).toBeUndefined();

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyId } from '#shared/auth/authorize.ts';
+import { keyId } from '#shared/auth/keys.ts';
 import { ffmpegPath } from '#shared/media/binaries.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';

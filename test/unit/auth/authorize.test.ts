@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { authorize, secretsMatch } from '#shared/auth/authorize.ts';
-import { parseApiKeys } from '#shared/auth/keys.ts';
+import { keyId, parseApiKeys } from '#shared/auth/keys.ts';
 import { HttpError } from '#shared/http/errors.ts';
 
 const keys = parseApiKeys('k-pro:pro, k-ent:enterprise:5000, k-ent2:enterprise');
@@ -18,10 +18,22 @@ const codeOf = (run: () => unknown) => {
 
 describe('API_KEYS parsing', () => {
   it('reads tiers and custom enterprise rates', () => {
-    expect(keys.get('k-pro')).toEqual({ tier: 'pro', requestsPerMinute: 100 });
-    expect(keys.get('k-ent')).toEqual({ tier: 'enterprise', requestsPerMinute: 5000 });
-    expect(keys.get('k-ent2')).toEqual({ tier: 'enterprise', requestsPerMinute: 1000 });
-    expect(parseApiKeys('k-free:free').get('k-free')).toEqual({ tier: 'free', requestsPerMinute: 10 });
+    expect(keys.get('k-pro')).toEqual({ tier: 'pro', requestsPerMinute: 100, callerId: keyId('k-pro') });
+    expect(keys.get('k-ent')).toEqual({
+      tier: 'enterprise',
+      requestsPerMinute: 5000,
+      callerId: keyId('k-ent'),
+    });
+    expect(keys.get('k-ent2')).toEqual({
+      tier: 'enterprise',
+      requestsPerMinute: 1000,
+      callerId: keyId('k-ent2'),
+    });
+    expect(parseApiKeys('k-free:free').get('k-free')).toEqual({
+      tier: 'free',
+      requestsPerMinute: 10,
+      callerId: keyId('k-free'),
+    });
   });
 
   it.each(['k:gold', 'k:pro:50', 'k:enterprise:zero', ':pro', 'k:enterprise:5:6'])('refuses %s', (spec) => {
