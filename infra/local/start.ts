@@ -38,6 +38,8 @@ const lambdaApi = await startLambdaApi(functionExists, (name, payload) => {
 });
 process.env.LAMBDA_ENDPOINT = lambdaApi.endpoint;
 
+const { batchLogLines } = await import('#shared/log.ts');
+batchLogLines();
 const { startGateway } = await import('./gateway.ts');
 const gateway = await startGateway({
   port: env.PORT,
