@@ -5,6 +5,7 @@ import type { RouteSpec } from '#shared/routes.ts';
 
 export interface EventParts {
   request: IncomingMessage;
+  headers: ProxyHeaders;
   url: URL;
   route: RouteSpec;
   pathParameters: Record<string, string> | null;
@@ -14,19 +15,35 @@ export interface EventParts {
   authorizer: Record<string, string | number | boolean>;
 }
 
+export interface ProxyHeaders {
+  /** Names in lower case; a repeated header keeps its last value, as API Gateway's `headers` does. */
+  headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
+}
+
+/** The request's headers in the two shapes of the proxy event, read in one pass. */
+export function proxyHeaders(request: IncomingMessage): ProxyHeaders {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  const raw = request.rawHeaders;
+  for (let at = 0; at < raw.length; at += 2) {
+    const name = raw[at]!.toLowerCase();
+    const value = raw[at + 1]!;
+    headers[name] = value;
+    const values = multiValueHeaders[name];
+    if (values) values.push(value);
+    else multiValueHeaders[name] = [value];
+  }
+  return { headers, multiValueHeaders };
+}
+
 /**
  * Builds the REST API (v1) proxy event API Gateway would send. Bodies arrive base64-encoded, as
  * API Gateway delivers them with binary media types `*\/*`.
  */
 export function toProxyEvent(parts: EventParts): APIGatewayProxyEvent {
   const { request, url, route } = parts;
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (const [name, values] of Object.entries(request.headersDistinct)) {
-    if (!values) continue;
-    multiValueHeaders[name] = values;
-    headers[name] = values.at(-1) ?? '';
-  }
+  const { headers, multiValueHeaders } = parts.headers;
   const query: Record<string, string> = {};
   const multiValueQuery: Record<string, string[]> = {};
   for (const [name, value] of url.searchParams) {

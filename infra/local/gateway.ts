@@ -12,7 +12,7 @@ import { corsHeaders, JSON_TYPE, preflightHeaders } from '#shared/http/headers.t
 import { log } from '#shared/log.ts';
 import { routes } from '#shared/routes.ts';
 import { tiers } from '#shared/tiers.ts';
-import { lambdaContext, toProxyEvent } from './event.ts';
+import { lambdaContext, proxyHeaders, toProxyEvent } from './event.ts';
 import { loadHandler } from './handlers.ts';
 import { invokeHandler } from './invoke.ts';
 import { rateLimitHeaders, SlidingWindowLimiter } from './rate-limit.ts';
@@ -34,6 +34,14 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** One request as the gateway tracks it. */
+interface Call {
+  requestId: string;
+  sourceIp: string;
+  /** The caller's rate-limit standing, once the caller is known. */
+  limitHeaders?: Record<string, string>;
+}
+
 /**
  * The local stand-in for API Gateway: matches routes from the table, runs the same authorizer
  * rules and rate limits, builds proxy events and invokes the very handlers that ship to Lambda.
@@ -46,39 +54,29 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const match = createRouter(routes);
 
   const server = createServer((request, response) => {
-    const requestId = randomUUID();
-    const sourceIp = (request.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
-    // Answers given before the caller is known report the client IP's free-tier standing.
-    response.setHeaders(
-      new Map(
-        Object.entries(
-          rateLimitHeaders('free', limiter.peek(`ip:${sourceIp}`, tiers.free.requestsPerMinute)),
-        ),
-      ),
-    );
-    serve(request, response, requestId, sourceIp).catch((error: unknown) => {
-      const publicError = toPublicError(error, requestId);
+    const call: Call = {
+      requestId: randomUUID(),
+      sourceIp: (request.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, ''),
+    };
+    serve(request, response, call).catch((error: unknown) => {
+      const publicError = toPublicError(error, call.requestId);
       if (publicError.statusCode >= 500) {
         log('error', 'gateway failure', {
-          requestId,
+          requestId: call.requestId,
           cause: error instanceof Error ? error.stack : String(error),
         });
       }
-      if (!response.headersSent) sendError(response, requestId, publicError);
+      if (!response.headersSent) refuse(response, call, publicError);
       else response.destroy();
     });
   });
 
-  async function serve(
-    request: IncomingMessage,
-    response: ServerResponse,
-    requestId: string,
-    sourceIp: string,
-  ) {
+  async function serve(request: IncomingMessage, response: ServerResponse, call: Call) {
+    const { requestId, sourceIp } = call;
     const url = new URL(request.url ?? '/', 'http://local');
     const found = match(request.method ?? 'GET', url.pathname);
     if (found.kind === 'not_found') {
-      return sendError(response, requestId, new HttpError('not_found', `No route ${url.pathname}.`));
+      return refuse(response, call, new HttpError('not_found', `No route ${url.pathname}.`));
     }
     if (found.kind === 'preflight') {
       response.writeHead(204, { ...preflightHeaders, 'X-Request-Id': requestId }).end();
@@ -89,28 +87,26 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       const error = new HttpError('method_not_allowed', `${url.pathname} answers ${allow}.`, {
         headers: { Allow: allow },
       });
-      return sendError(response, requestId, error);
+      return refuse(response, call, error);
     }
 
-    const headers = Object.fromEntries(
-      Object.entries(request.headers).map(([name, value]) => [
-        name,
-        Array.isArray(value) ? value.at(-1) : value,
-      ]),
+    const headers = proxyHeaders(request);
+    const caller = authorize(
+      { headers: headers.headers, sourceIp },
+      { lookupKey, proxySecret: options.proxySecret },
     );
-    const caller = authorize({ headers, sourceIp }, { lookupKey, proxySecret: options.proxySecret });
     const decision = limiter.take(caller.callerId, caller.requestsPerMinute);
-    const limitHeaders = rateLimitHeaders(caller.tier, decision);
-    response.setHeaders(new Map(Object.entries(limitHeaders)));
+    call.limitHeaders = rateLimitHeaders(caller.tier, decision);
     if (!decision.allowed) {
       const message = `Over ${decision.limit} requests per minute for the ${caller.tier} tier; retry in ${decision.resetSeconds} s.`;
       const headers = { 'Retry-After': String(decision.resetSeconds) };
-      return sendError(response, requestId, new HttpError('rate_limit_exceeded', message, { headers }));
+      return refuse(response, call, new HttpError('rate_limit_exceeded', message, { headers }));
     }
 
     const body = await readBody(request);
     const event = toProxyEvent({
       request,
+      headers,
       url,
       route: found.route,
       pathParameters: found.pathParameters,
@@ -123,12 +119,35 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     const timeoutMs = found.route.kind === 'file' ? 900_000 : 29_000;
     const result = await invokeHandler(handler, event, lambdaContext(found.route.function, timeoutMs));
     if (Buffer.isBuffer(result.body)) {
-      response.writeHead(result.statusCode, { ...result.headers, 'Content-Length': result.body.length });
+      response.writeHead(result.statusCode, {
+        ...call.limitHeaders,
+        ...result.headers,
+        'Content-Length': result.body.length,
+      });
       response.end(result.body);
       return;
     }
-    response.writeHead(result.statusCode, result.headers);
+    response.writeHead(result.statusCode, { ...call.limitHeaders, ...result.headers });
     await pipeline(result.body, response).catch(() => response.destroy());
+  }
+
+  /**
+   * Answers with the contract's JSON error. An answer given before the caller is known reports the
+   * client IP's free-tier standing.
+   */
+  function refuse(response: ServerResponse, call: Call, error: HttpError) {
+    const limitHeaders =
+      call.limitHeaders ??
+      rateLimitHeaders('free', limiter.peek(`ip:${call.sourceIp}`, tiers.free.requestsPerMinute));
+    const body: { error: ErrorCode; message: string } = error.toJSON();
+    response.writeHead(error.statusCode, {
+      ...limitHeaders,
+      ...corsHeaders,
+      ...error.headers,
+      'Content-Type': JSON_TYPE,
+      'X-Request-Id': call.requestId,
+    });
+    response.end(JSON.stringify(body));
   }
 
   server.on('clientError', answerMalformedRequest);
@@ -178,24 +197,25 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex
   );
 }
 
-async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > GATEWAY_MAX_BODY) throw new HttpError('request_too_large', 'The request body is over 10 MB.');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-function sendError(response: ServerResponse, requestId: string, error: HttpError) {
-  const body: { error: ErrorCode; message: string } = error.toJSON();
-  response.writeHead(error.statusCode, {
-    ...corsHeaders,
-    ...error.headers,
-    'Content-Type': JSON_TYPE,
-    'X-Request-Id': requestId,
+/**
+ * The request body. Over 10 MB it answers 413, as API Gateway does, and closes the connection
+ * after the answer; the rest of the upload is dropped unread.
+ */
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const collect = (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size <= GATEWAY_MAX_BODY) return;
+      request.off('data', collect);
+      chunks.length = 0;
+      const headers = { Connection: 'close' };
+      reject(new HttpError('request_too_large', 'The request body is over 10 MB.', { headers }));
+    };
+    request.on('data', collect);
+    request.once('end', () => resolve(Buffer.concat(chunks, size)));
+    request.once('error', reject);
   });
-  response.end(JSON.stringify(body));
 }

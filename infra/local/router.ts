@@ -20,22 +20,32 @@ export function createRouter(routes: readonly RouteSpec[]): (method: string, pat
     compiled.routes.push(route);
     paths.set(route.path, compiled);
   }
+  // A path without parameters is found by name; API Gateway, too, prefers it to a parameter.
+  const templates = [...paths.entries()].filter(([, compiled]) => compiled.names.length > 0);
   return (method, pathname) => {
-    for (const compiled of paths.values()) {
+    const literal = paths.get(pathname);
+    if (literal && literal.names.length === 0) return matchMethod(literal, method);
+    for (const [, compiled] of templates) {
       const found = compiled.pattern.exec(pathname);
       if (!found) continue;
-      const methods = compiled.routes.map((route) => route.method);
-      if (method === 'OPTIONS') return { kind: 'preflight', methods };
-      const route = compiled.routes.find((candidate) => candidate.method === method);
-      if (!route) return { kind: 'method_not_allowed', methods };
+      const matched = matchMethod(compiled, method);
+      if (matched.kind !== 'route') return matched;
       const values = compiled.names.map((_name, index) => decodePathSegment(found[index + 1] ?? ''));
       // A segment with a broken %-escape names no resource (it would otherwise surface as a URIError).
       if (values.some((value) => value === undefined)) return { kind: 'not_found' };
       const entries = compiled.names.map((name, index) => [name, values[index]!]);
-      return { kind: 'route', route, pathParameters: entries.length ? Object.fromEntries(entries) : null };
+      return { ...matched, pathParameters: Object.fromEntries(entries) };
     }
     return { kind: 'not_found' };
   };
+}
+
+function matchMethod(compiled: CompiledPath, method: string): RouteMatch {
+  const methods = compiled.routes.map((route) => route.method);
+  if (method === 'OPTIONS') return { kind: 'preflight', methods };
+  const route = compiled.routes.find((candidate) => candidate.method === method);
+  if (!route) return { kind: 'method_not_allowed', methods };
+  return { kind: 'route', route, pathParameters: null };
 }
 
 function decodePathSegment(segment: string): string | undefined {

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
 
@@ -31,6 +32,8 @@ describe('the local gateway (npm start) over real HTTP', () => {
     const missing = await fetch(`${gateway.url}/no-such-route`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ error: 'not_found' });
+    // Answered before the caller is known: the client IP's free-tier standing, with nothing spent.
+    expect(missing.headers.get('ratelimit-policy')).toBe('"free";q=10;w=60');
     const wrongMethod = await fetch(`${gateway.url}/slugify`);
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST, OPTIONS');
@@ -55,6 +58,34 @@ describe('the local gateway (npm start) over real HTTP', () => {
     );
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: 'request_too_large' });
+  });
+
+  it('refuses a body over 10 MB with 413 before any function runs, and closes the connection', async () => {
+    const answer = await new Promise<{ status: number; connection?: string; body: string }>(
+      (resolve, reject) => {
+        const size = 11 * 1024 * 1024;
+        const request = httpRequest(`${gateway.url}/slugify`, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': size,
+            'x-api-key': 'pro-key',
+            'x-marketplace-proxy-secret': 'proxy-secret',
+          },
+        });
+        request.on('response', async (response) => {
+          let body = '';
+          for await (const chunk of response) body += chunk;
+          resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, body });
+        });
+        // The gateway stops reading and closes; the rest of the upload may fail to send.
+        request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
+        request.end(Buffer.alloc(size, 'a'));
+      },
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.connection).toBe('close');
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 'request_too_large' });
   });
 
   it('applies the proxy secret and API key rules of the contract', async () => {
