@@ -3,13 +3,21 @@
  * text benchmark (it prints its port):
  *   bare-text-server.ts bare      the same work as /slugify and /hash (parse the JSON body, call
  *                                 the same function, answer JSON), with none of our layers
+ *   bare-text-server.ts middy     the least any middy handler costs: middy with the chosen JSON
+ *                                 body parser, the routes' zod schemas and the same work, none of
+ *                                 our middleware, no log line, no gateway
  *   bare-text-server.ts handler   the routes' Lambda handlers (middy stack, zod, logging) invoked
  *                                 directly, without the gateway's emulation of API Gateway
  */
+
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { batchLogLines } from '#shared/log.ts';
 import { hashText } from '#shared/text/hash.ts';
-import type { HashAlgorithm } from '#shared/text/schemas.ts';
+import { type HashAlgorithm, hashBody, slugifyBody } from '#shared/text/schemas.ts';
 import { slugify } from '#shared/text/slugify.ts';
 import { installAwsLambdaGlobal } from '../../infra/local/awslambda.ts';
 import { invokeHandler } from '../../infra/local/invoke.ts';
@@ -36,8 +44,29 @@ function json(value: unknown): Answer {
   };
 }
 
+function bareMiddy(): Record<string, (body: string) => Promise<Answer>> {
+  const context = lambdaContext();
+  const route = (work: (body: unknown) => Answer) => {
+    const handler = middy<APIGatewayProxyEvent, Answer>()
+      .use(httpJsonBodyParser())
+      .handler(async (event) => work(event.body));
+    return (body: string) => handler(apiEvent(body, { tier: 'enterprise' }), context);
+  };
+  return {
+    '/slugify': route((body) => {
+      const { text, ...options } = slugifyBody.parse(body);
+      return json({ slug: slugify(text, options) });
+    }),
+    '/hash': route((body) => {
+      const { text, algorithm, encoding } = hashBody.parse(body);
+      return json({ algorithm, encoding, hash: hashText(text, algorithm, encoding) });
+    }),
+  };
+}
+
 async function handlers(): Promise<Record<string, (body: string) => Promise<Answer>>> {
   installAwsLambdaGlobal();
+  batchLogLines(); // as the gateway does
   const context = lambdaContext();
   const routes: Record<string, (body: string) => Promise<Answer>> = {};
   for (const name of ['slugify', 'hash']) {
@@ -54,7 +83,8 @@ async function handlers(): Promise<Record<string, (body: string) => Promise<Answ
   return routes;
 }
 
-const work = process.argv[2] === 'handler' ? await handlers() : bare;
+const modes = { bare: async () => bare, middy: async () => bareMiddy(), handler: handlers };
+const work = await modes[process.argv[2] as keyof typeof modes]();
 
 const server = createServer((request, response) => {
   const chunks: Buffer[] = [];

@@ -9,7 +9,8 @@ import { BENCH_KEY } from './service.ts';
 
 /**
  * Text routes through the local gateway against a bare node:http server doing the same work, and
- * against node:http calling our Lambda handlers directly (the gateway's share, apart).
+ * against node:http calling our Lambda handlers directly (the gateway's share, apart) and a bare middy
+ * handler (the least any middy handler costs).
  */
 
 const CONNECTIONS = 16;
@@ -25,7 +26,7 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startBaseline(rootDir: string, mode: 'bare' | 'handler'): Promise<Server> {
+async function startBaseline(rootDir: string, mode: 'bare' | 'middy' | 'handler'): Promise<Server> {
   const child = spawn(
     process.execPath,
     ['--disable-warning=ExperimentalWarning', 'scripts/bench/bare-text-server.ts', mode],
@@ -72,6 +73,10 @@ export async function benchText(context: BenchContext): Promise<SectionResult> {
       ...(await startBaseline(context.rootDir, 'handler')),
       label: 'node:http → our handler, no gateway',
     },
+    middy: {
+      ...(await startBaseline(context.rootDir, 'middy')),
+      label: 'node:http → bare middy (JSON parser, zod), none of ours',
+    },
     bare: { ...(await startBaseline(context.rootDir, 'bare')), label: 'bare node:http, same work' },
   };
   const seconds = context.quick ? 2 : 3;
@@ -82,10 +87,11 @@ export async function benchText(context: BenchContext): Promise<SectionResult> {
       const requests = {
         gateway: buildRequest(path, body, { 'x-api-key': BENCH_KEY }),
         handler: buildRequest(path, body),
+        middy: buildRequest(path, body),
         bare: buildRequest(path, body),
       };
-      const names = ['gateway', 'handler', 'bare'] as const;
-      const runs: Record<(typeof names)[number], Run[]> = { gateway: [], handler: [], bare: [] };
+      const names = ['gateway', 'handler', 'middy', 'bare'] as const;
+      const runs: Record<(typeof names)[number], Run[]> = { gateway: [], handler: [], middy: [], bare: [] };
       // Warm-up: handlers loaded, JIT settled.
       for (const name of names) await load(servers[name], requests[name], 1000);
       for (let round = 0; round < context.runs; round += 1) {
@@ -115,6 +121,7 @@ export async function benchText(context: BenchContext): Promise<SectionResult> {
     }
   } finally {
     await servers.handler.stop();
+    await servers.middy.stop();
     await servers.bare.stop();
   }
   const worst = Math.min(...ratios);
@@ -138,7 +145,9 @@ export async function benchText(context: BenchContext): Promise<SectionResult> {
     notes: [
       'Per request the gateway does what API Gateway and Lambda do: route match, authorizer (API key), rate limit, ' +
         'a proxy event with the body base64-encoded; the handler runs the middy stack (request id, content-type and ' +
-        'size guards, JSON parsing, zod validation, CORS, error mapping) and writes one JSON log line. The load ' +
+        'size guards, JSON parsing, zod validation, CORS, error mapping) and logs one JSON line (the gateway writes ' +
+        "one event-loop turn's lines together). The bare middy row is middy with the chosen JSON body parser, the " +
+        "routes' zod schemas and the same work, nothing of ours: the least a middy handler costs. The load " +
         'client runs on the same cores; CPU per request is read from /proc and is steadier than the rate on a ' +
         'shared machine.',
     ],
