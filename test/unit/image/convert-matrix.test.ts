@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { decodeIco } from 'icojs';
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { convertImage } from '#shared/image/convert.ts';
 import { type ImageOutputFormat, imageInputFormats, imageOutputFormats } from '#shared/image/formats.ts';
 import { sniffFormat } from '#shared/source/sniff.ts';
-import { Workspace } from '#shared/workspace.ts';
+import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import {
   bmpToPng,
   colourDistance,
@@ -18,16 +18,7 @@ import {
 } from './fixtures.ts';
 
 const fixtures = new ImageFixtures();
-const workspace = new Workspace();
-
-beforeAll(async () => {
-  await fixtures.open();
-});
-
-afterAll(async () => {
-  await workspace.dispose();
-  await fixtures.close();
-});
+const workspace = fixturesWithWorkspace(fixtures);
 
 const defaults = {
   fit: 'inside',

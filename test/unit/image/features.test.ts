@@ -2,13 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { decodeIco } from 'icojs';
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpError } from '#shared/http/errors.ts';
 import { type ConvertOptions, convertImage } from '#shared/image/convert.ts';
 import { decodeToPng } from '#shared/image/decode-to-png.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { resizeImage } from '#shared/image/resize.ts';
-import { Workspace } from '#shared/workspace.ts';
+import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import {
   colourDistance,
   ffmpegImage,
@@ -20,16 +20,7 @@ import {
 } from './fixtures.ts';
 
 const fixtures = new ImageFixtures();
-const workspace = new Workspace();
-
-beforeAll(async () => {
-  await fixtures.open();
-});
-
-afterAll(async () => {
-  await workspace.dispose();
-  await fixtures.close();
-});
+const workspace = fixturesWithWorkspace(fixtures);
 
 const convert = async (
   bytes: Buffer | string,

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { convertImage } from '#shared/image/convert.ts';
 import { decodeToPng } from '#shared/image/decode-to-png.ts';
 import { decodeHeicImage } from '#shared/image/heic.ts';
 import { optimizeImage } from '#shared/image/optimize.ts';
-import { Workspace } from '#shared/workspace.ts';
+import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import { colourDistance, ImageFixtures, quadrantColours, quadrants, type Rgb } from './fixtures.ts';
 
 /**
@@ -15,17 +15,11 @@ import { colourDistance, ImageFixtures, quadrantColours, quadrants, type Rgb } f
 const p3HeicUrl = new URL('../../fixtures/files/image/quad-p3.heic', import.meta.url);
 
 const fixtures = new ImageFixtures();
-const workspace = new Workspace();
+const workspace = fixturesWithWorkspace(fixtures);
 let path: string;
 
 beforeAll(async () => {
-  await fixtures.open();
   path = await fixtures.save('quad-p3.heic', await readFile(p3HeicUrl));
-});
-
-afterAll(async () => {
-  await workspace.dispose();
-  await fixtures.close();
 });
 
 /** Each quadrant within `tolerance` of the sRGB pattern. */

@@ -1,25 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HttpError } from '#shared/http/errors.ts';
 import { convertImage } from '#shared/image/convert.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { readImageMetadata } from '#shared/image/metadata.ts';
 import { imageMetadataResult } from '#shared/image/schemas.ts';
-import { Workspace } from '#shared/workspace.ts';
+import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import { ImageFixtures } from './fixtures.ts';
 
 const fixtures = new ImageFixtures();
-const workspace = new Workspace();
-
-beforeAll(async () => {
-  await fixtures.open();
-});
-
-afterAll(async () => {
-  await workspace.dispose();
-  await fixtures.close();
-});
+const workspace = fixturesWithWorkspace(fixtures);
 
 async function describeImage(bytes: Buffer | string, format: ImageInputFormat) {
   const path = await fixtures.save(`meta-${Math.random().toString(36).slice(2)}.${format}`, bytes);

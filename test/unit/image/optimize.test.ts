@@ -1,23 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HttpError } from '#shared/http/errors.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { type OptimizeOptions, optimizeImage } from '#shared/image/optimize.ts';
-import { Workspace } from '#shared/workspace.ts';
+import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import { ffmpegImage, ImageFixtures } from './fixtures.ts';
 
 const fixtures = new ImageFixtures();
-const workspace = new Workspace();
-
-beforeAll(async () => {
-  await fixtures.open();
-});
-
-afterAll(async () => {
-  await workspace.dispose();
-  await fixtures.close();
-});
+const workspace = fixturesWithWorkspace(fixtures);
 
 /** A detailed 320 × 240 picture (ffmpeg's testsrc2), as a near-lossless JPEG or a PNG. */
 const photo = (format: 'jpg' | 'png') =>

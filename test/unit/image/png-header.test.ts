@@ -1,25 +1,16 @@
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpError } from '#shared/http/errors.ts';
 import { convertImage } from '#shared/image/convert.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { readImageMetadata } from '#shared/image/metadata.ts';
 import { assertIntactPngHeader } from '#shared/image/png-header.ts';
-import { Workspace } from '#shared/workspace.ts';
+import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import { ImageFixtures } from './fixtures.ts';
 
 const fixtures = new ImageFixtures();
-const workspace = new Workspace();
-
-beforeAll(async () => {
-  await fixtures.open();
-});
-
-afterAll(async () => {
-  await workspace.dispose();
-  await fixtures.close();
-});
+const workspace = fixturesWithWorkspace(fixtures);
 
 /** A copy of a PNG with its IHDR checksum flipped, and optionally its width rewritten too. */
 function wrongChecksum(png: Buffer, width?: number): Buffer {

@@ -1,21 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Position, resizeImage } from '#shared/image/resize.ts';
-import { Workspace } from '#shared/workspace.ts';
+import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import { colourDistance, ImageFixtures, pixelAt, type Rgb } from './fixtures.ts';
 
 const fixtures = new ImageFixtures();
-const workspace = new Workspace();
-
-beforeAll(async () => {
-  await fixtures.open();
-});
-
-afterAll(async () => {
-  await workspace.dispose();
-  await fixtures.close();
-});
+const workspace = fixturesWithWorkspace(fixtures);
 
 const CELL = 32;
 const first: Rgb = [255, 0, 0];

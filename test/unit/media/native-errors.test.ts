@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpError } from '#shared/http/errors.ts';
 import { convertAudio } from '#shared/media/convert-audio.ts';
 import type { MediaSourceFormat } from '#shared/media/formats.ts';
 import { inspectMedia } from '#shared/media/job.ts';
 import { MediaToolError } from '#shared/media/run.ts';
 import { mapNativeError, nativeErrorRules } from '#shared/native-errors.ts';
-import { Workspace } from '#shared/workspace.ts';
+import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import { MediaFixtures, type Recipe } from './fixtures.ts';
 
 const fixtures = new MediaFixtures();
-const workspace = new Workspace();
-
-beforeAll(async () => {
-  await fixtures.open();
-});
-
-afterAll(async () => {
-  await workspace.dispose();
-  await fixtures.close();
-});
+const workspace = fixturesWithWorkspace(fixtures);
 
 const ffmpegRules = nativeErrorRules.filter((rule) => rule.engine === 'ffmpeg');
 
