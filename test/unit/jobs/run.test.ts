@@ -74,18 +74,23 @@ afterAll(async () => {
 });
 
 describe('a job whose worker stopped without a word', () => {
-  const staleHeartbeat = () => new Date(Date.now() - HEARTBEAT_STALE_MS - 60_000).toISOString();
-  const knownGoneAt = (heartbeatAt: string) =>
-    new Date(Date.parse(heartbeatAt) + HEARTBEAT_STALE_MS).toISOString();
-
-  it('reads as failed once its heartbeat is stale, with a clear error', async () => {
+  /** A running job whose last heartbeat is `ageMs` old, stored. */
+  const savedRunningJob = async (ageMs: number): Promise<JobRecord> => {
     const job: JobRecord = {
       ...acceptedJob(),
       status: 'running',
       progress: 40,
-      heartbeatAt: staleHeartbeat(),
+      heartbeatAt: new Date(Date.now() - ageMs).toISOString(),
     };
     await jobs.saveJob(job);
+    return job;
+  };
+  const staleAge = HEARTBEAT_STALE_MS + 60_000;
+  const knownGoneAt = (heartbeatAt: string) =>
+    new Date(Date.parse(heartbeatAt) + HEARTBEAT_STALE_MS).toISOString();
+
+  it('reads as failed once its heartbeat is stale, with a clear error', async () => {
+    const job = await savedRunningJob(staleAge);
 
     const view = await jobs.readJob(job.jobId, caller);
 
@@ -96,13 +101,7 @@ describe('a job whose worker stopped without a word', () => {
   });
 
   it('is recorded as failed and called back, signed, by the next invocation of the worker', async () => {
-    const job: JobRecord = {
-      ...acceptedJob(),
-      status: 'running',
-      progress: 40,
-      heartbeatAt: staleHeartbeat(),
-    };
-    await jobs.saveJob(job);
+    const job = await savedRunningJob(staleAge);
 
     await jobs.runJob(job.jobId, forbiddenWork, Date.now() + 60_000);
 
@@ -124,13 +123,7 @@ describe('a job whose worker stopped without a word', () => {
   });
 
   it('is left to its worker while its heartbeat is fresh, failing the invocation so that Lambda retries it later', async () => {
-    const job: JobRecord = {
-      ...acceptedJob(),
-      status: 'running',
-      progress: 40,
-      heartbeatAt: new Date(Date.now() - HEARTBEAT_MS).toISOString(),
-    };
-    await jobs.saveJob(job);
+    const job = await savedRunningJob(HEARTBEAT_MS);
 
     await expect(jobs.runJob(job.jobId, forbiddenWork, Date.now() + 60_000)).rejects.toThrow(
       /running with a fresh heartbeat/,
