@@ -10,6 +10,7 @@ import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import {
   bmpToPng,
   colourDistance,
+  convertOptions,
   HEIGHT,
   ImageFixtures,
   quadrantColours,
@@ -19,14 +20,6 @@ import {
 
 const fixtures = new ImageFixtures();
 const workspace = fixturesWithWorkspace(fixtures);
-
-const defaults = {
-  fit: 'inside',
-  stripMetadata: true,
-  animated: true,
-  icoSizes: [16, 32, 48, 256],
-  svgMode: 'trace',
-} as const;
 
 /** The output decoded back to a PNG by a reader other than the writer where one exists. */
 async function decodedOutput(format: ImageOutputFormat, bytes: Buffer): Promise<Buffer> {
@@ -51,7 +44,7 @@ describe('every input format converts to every output format', () => {
 
     const file = await convertImage(
       { path, format: input },
-      { ...defaults, outputFormat: output },
+      convertOptions({ outputFormat: output }),
       workspace,
     );
 

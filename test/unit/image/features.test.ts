@@ -11,6 +11,7 @@ import { resizeImage } from '#shared/image/resize.ts';
 import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import {
   colourDistance,
+  convertOptions,
   ffmpegImage,
   ImageFixtures,
   pixelAt,
@@ -28,18 +29,7 @@ const convert = async (
   options: Partial<ConvertOptions> & Pick<ConvertOptions, 'outputFormat'>,
 ) => {
   const path = await fixtures.save(`in-${Math.random().toString(36).slice(2)}.${format}`, bytes);
-  const file = await convertImage(
-    { path, format },
-    {
-      fit: 'inside',
-      stripMetadata: true,
-      animated: true,
-      icoSizes: [16, 32, 48, 256],
-      svgMode: 'trace',
-      ...options,
-    },
-    workspace,
-  );
+  const file = await convertImage({ path, format }, convertOptions(options), workspace);
   return { ...file, bytes: await readFile(file.path) };
 };
 

@@ -4,10 +4,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp, { type SharpOptions } from 'sharp';
+import type { ConvertOptions } from '#shared/image/convert.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { ffmpegPath } from '#shared/media/binaries.ts';
 
 const run = promisify(execFile);
+
+/** Conversion options as the route's defaults leave them, with a test's own on top. */
+export const convertOptions = (
+  options: Partial<ConvertOptions> & Pick<ConvertOptions, 'outputFormat'>,
+): ConvertOptions => ({
+  fit: 'inside',
+  stripMetadata: true,
+  animated: true,
+  icoSizes: [16, 32, 48, 256],
+  svgMode: 'trace',
+  ...options,
+});
 
 /** Every fixture draws the same 64 × 48 pattern: four solid quadrants. */
 export const WIDTH = 64;

@@ -6,7 +6,14 @@ import { decodeToPng } from '#shared/image/decode-to-png.ts';
 import { decodeHeicImage } from '#shared/image/heic.ts';
 import { optimizeImage } from '#shared/image/optimize.ts';
 import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
-import { colourDistance, ImageFixtures, quadrantColours, quadrants, type Rgb } from './fixtures.ts';
+import {
+  colourDistance,
+  convertOptions,
+  ImageFixtures,
+  quadrantColours,
+  quadrants,
+  type Rgb,
+} from './fixtures.ts';
 
 /**
  * The quadrant pattern converted to Display P3 and stored with that profile, as an iPhone stores
@@ -46,15 +53,7 @@ describe('a HEIC with an ICC profile (Display P3)', () => {
   it.each(['png', 'jpg', 'webp'] as const)('converts to %s in sRGB through its profile', async (target) => {
     const file = await convertImage(
       { path, format: 'heic' },
-      {
-        outputFormat: target,
-        quality: 100,
-        fit: 'inside',
-        stripMetadata: true,
-        animated: true,
-        icoSizes: [16],
-        svgMode: 'trace',
-      },
+      convertOptions({ outputFormat: target, quality: 100, icoSizes: [16] }),
       workspace,
     );
     const output = await readFile(file.path);

@@ -7,7 +7,7 @@ import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { readImageMetadata } from '#shared/image/metadata.ts';
 import { imageMetadataResult } from '#shared/image/schemas.ts';
 import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
-import { ImageFixtures } from './fixtures.ts';
+import { convertOptions, ImageFixtures } from './fixtures.ts';
 
 const fixtures = new ImageFixtures();
 const workspace = fixturesWithWorkspace(fixtures);
@@ -73,21 +73,22 @@ describe('image metadata', () => {
 
   it('reads a multi-size ICO by its largest entry, and the density of a written BMP', async () => {
     const path = await fixtures.save('meta-source.png', await fixtures.pattern('png'));
-    const options = {
-      fit: 'inside',
-      stripMetadata: true,
-      animated: true,
-      icoSizes: [16, 32, 48],
-      svgMode: 'trace',
-    } as const;
-    const ico = await convertImage({ path, format: 'png' }, { ...options, outputFormat: 'ico' }, workspace);
+    const ico = await convertImage(
+      { path, format: 'png' },
+      convertOptions({ outputFormat: 'ico', icoSizes: [16, 32, 48] }),
+      workspace,
+    );
     expect(await describeImage(await readFile(ico.path), 'ico')).toMatchObject({
       width: 48,
       height: 48,
       pages: 3,
       hasAlpha: true,
     });
-    const bmp = await convertImage({ path, format: 'png' }, { ...options, outputFormat: 'bmp' }, workspace);
+    const bmp = await convertImage(
+      { path, format: 'png' },
+      convertOptions({ outputFormat: 'bmp' }),
+      workspace,
+    );
     expect(await describeImage(await readFile(bmp.path), 'bmp')).toMatchObject({
       density: 72,
       hasAlpha: false,

@@ -5,7 +5,7 @@ import { convertImage } from '#shared/image/convert.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { mapNativeError, nativeErrorRules } from '#shared/native-errors.ts';
 import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
-import { ImageFixtures } from './fixtures.ts';
+import { convertOptions, ImageFixtures } from './fixtures.ts';
 
 const fixtures = new ImageFixtures();
 const workspace = fixturesWithWorkspace(fixtures);
@@ -90,16 +90,7 @@ describe('sharp rules of the native-error table, each met by a real failure', ()
     const path = await fixtures.save('wide.png', await fixtures.pattern('png'));
     const error = await convertImage(
       { path, format: 'png' },
-      {
-        outputFormat: 'webp',
-        width: 16_384,
-        height: 1,
-        fit: 'fill',
-        stripMetadata: true,
-        animated: true,
-        icoSizes: [16],
-        svgMode: 'trace',
-      },
+      convertOptions({ outputFormat: 'webp', width: 16_384, height: 1, fit: 'fill', icoSizes: [16] }),
       workspace,
     ).catch((caught: unknown) => caught);
     expect((error as HttpError).code).toBe('unsupported_output_format');

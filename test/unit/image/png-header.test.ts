@@ -7,7 +7,7 @@ import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { readImageMetadata } from '#shared/image/metadata.ts';
 import { assertIntactPngHeader } from '#shared/image/png-header.ts';
 import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
-import { ImageFixtures } from './fixtures.ts';
+import { convertOptions, ImageFixtures } from './fixtures.ts';
 
 const fixtures = new ImageFixtures();
 const workspace = fixturesWithWorkspace(fixtures);
@@ -35,18 +35,7 @@ function icoOf(png: Buffer): Buffer {
 }
 
 const convert = (path: string, format: ImageInputFormat) =>
-  convertImage(
-    { path, format },
-    {
-      outputFormat: 'png',
-      fit: 'inside',
-      stripMetadata: true,
-      animated: true,
-      icoSizes: [16],
-      svgMode: 'trace',
-    },
-    workspace,
-  );
+  convertImage({ path, format }, convertOptions({ outputFormat: 'png', icoSizes: [16] }), workspace);
 
 const failureOf = (run: () => Promise<unknown>) =>
   run().then(
