@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { handler as imageConvert } from '#functions/image-convert/handler.ts';
 import type { Caller } from '#shared/auth/authorize.ts';
 import { assertMayRunJobs } from '#shared/jobs/accept.ts';
-import { buildOpenApiDocument } from '#shared/openapi/document.ts';
-import { fileRouteNeeds, type RouteSpec } from '#shared/routes/types.ts';
+import { fileRouteNeeds } from '#shared/routes/types.ts';
 import { routes } from '#shared/routes.ts';
 import type { TierName } from '#shared/tiers.ts';
 import { apiEvent, call } from '../../support/lambda.ts';
@@ -70,28 +68,5 @@ describe('tier needs of the route table', () => {
       403,
       'insufficient_permissions',
     ]);
-  });
-
-  it('name the tiers in openapi.yaml: the operation, the tier table and the async jobs section', () => {
-    const enterpriseJobs: RouteSpec = {
-      method: 'POST',
-      path: '/shrink-image',
-      function: 'shrink-image',
-      kind: 'file',
-      tag: 'Image',
-      summary: 'Shrink an image',
-      body: z.strictObject({ sourceUrl: z.string() }),
-      produces: ['image/png'],
-      tierNeeds: { asyncJobs: ['enterprise'] },
-      errors: [],
-    };
-    const jobs = routes.find((route) => route.path === '/jobs/{jobId}')!;
-    const document = buildOpenApiDocument([enterpriseJobs, jobs], { version: '1', license: 'UNLICENSED' });
-    const operation = document.paths['/shrink-image']?.post as { description: string };
-    expect(operation.description).toContain('With `callbackUrl` (enterprise) the request is answered 202');
-    const info = (document.info as { description: string }).description;
-    expect(info).toContain('## Async jobs (enterprise)');
-    expect(info).toMatch(/\| pro \|[^\n]*\| no \|\n/);
-    expect(info).toMatch(/\| enterprise \|[^\n]*\| yes \|$/m);
   });
 });

@@ -193,6 +193,18 @@ describe('the OpenAPI document built from a route table', () => {
     expect(at(document, 'info', 'description')).not.toContain('## Async jobs');
   });
 
+  it('names the tiers of async jobs in the operation, the tier table and the async jobs section', () => {
+    const enterpriseJobs: RouteSpec = { ...fileRoute, tierNeeds: { asyncJobs: ['enterprise'] } };
+    const jobs = routes.find((route) => route.path === '/jobs/{jobId}')!;
+    const document = build([enterpriseJobs, jobs]);
+    const operation = at(document, 'paths', '/shrink-image', 'post', 'description');
+    expect(operation).toContain('With `callbackUrl` (enterprise) the request is answered 202');
+    const info = at(document, 'info', 'description') as string;
+    expect(info).toContain('## Async jobs (enterprise)');
+    expect(info).toMatch(/\| pro \|[^\n]*\| no \|\n/);
+    expect(info).toMatch(/\| enterprise \|[^\n]*\| yes \|$/m);
+  });
+
   it('describes GET routes with their path parameters and only the errors a GET can give', () => {
     const document = build([getRoute]);
     const operation = at(document, 'paths', '/things/{thingId}', 'get');
