@@ -27,7 +27,8 @@ export async function hashPassword(password: string, algorithm: PasswordAlgorith
           `password: bcrypt uses only the first ${BCRYPT_MAX_BYTES} bytes of a password; use argon2id or scrypt for a longer one.`,
         );
       }
-      return bcryptHash(password, { cost: BCRYPT_COST, version: '2b' });
+      // The binding writes the $2b$ form.
+      return bcryptHash(password, BCRYPT_COST);
     case 'scrypt':
       return scryptHash(password);
   }
