@@ -1,11 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type Browser,
-  CHROMIUM_INSTALL_TIMEOUT_MS,
-  ensureChromium,
-  launchBrowser,
-} from '../support/browser.ts';
+import { type Browser, ensureChromium, launchBrowser } from '../support/browser.ts';
 import { type RunningGateway, startLocalGateway } from '../support/gateway.ts';
 
 describe('GET /docs in a real browser', () => {
@@ -27,7 +22,7 @@ describe('GET /docs in a real browser', () => {
     page.on('pageerror', (error) => problems.push(error.message));
     await page.goto(`${gateway.url}/docs`);
     await page.waitForSelector('#operations-Text-slugify', { timeout: 20_000 });
-  }, CHROMIUM_INSTALL_TIMEOUT_MS + 60_000);
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();

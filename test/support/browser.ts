@@ -1,12 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { type BrowserContext, chromium } from 'playwright-core';
-
-const run = promisify(execFile);
 
 /** Where a Chromium may already be: the Debian package (its binary, then its wrapper) and others. */
 const knownPaths = [
@@ -19,21 +15,10 @@ const knownPaths = [
 
 const findChromium = () => knownPaths.find((path) => existsSync(path));
 
-/** How long installing Debian's chromium may take on a fresh machine. */
-export const CHROMIUM_INSTALL_TIMEOUT_MS = 600_000;
-
-async function aptGet(...args: string[]): Promise<void> {
-  await run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', '-y', '-q', ...args], {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    timeout: CHROMIUM_INSTALL_TIMEOUT_MS,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-}
-
 /**
- * A Chromium for the browser tests: `CHROMIUM_PATH` if set, else one already installed, else
- * Debian's `chromium` package, installed here when the tests run as root on a Debian-like system
- * (package lists are refreshed only if the first attempt fails). Anything else fails with what to do.
+ * A Chromium for the browser tests: `CHROMIUM_PATH` if set, else one already installed. Nothing is
+ * installed here: `npm test` runs scripts/install-system-tools.sh first, which installs Debian's
+ * chromium or prints the command that does.
  */
 export async function ensureChromium(): Promise<string> {
   const configured = process.env.CHROMIUM_PATH;
@@ -43,22 +28,9 @@ export async function ensureChromium(): Promise<string> {
   }
   const found = findChromium();
   if (found) return found;
-  const canInstall =
-    process.platform === 'linux' && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
-  if (!canInstall) {
-    throw new Error(
-      'No Chromium found for the browser tests: install it (Debian/Ubuntu: apt-get install chromium) or set CHROMIUM_PATH.',
-    );
-  }
-  try {
-    await aptGet('install', '--no-install-recommends', 'chromium');
-  } catch {
-    await aptGet('update');
-    await aptGet('install', '--no-install-recommends', 'chromium');
-  }
-  const installed = findChromium();
-  if (!installed) throw new Error('apt-get installed chromium, but no Chromium binary was found afterwards.');
-  return installed;
+  throw new Error(
+    'No Chromium found for the browser tests: run `bash scripts/install-system-tools.sh` (as root it installs it), or `sudo apt-get install -y --no-install-recommends chromium`, or set CHROMIUM_PATH.',
+  );
 }
 
 /** Headless, no sandbox (containers run as root), and nothing that reaches beyond the machine. */

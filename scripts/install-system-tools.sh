@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The programs the tests drive besides Node: a headless Chromium for the docs page, and the
+# reference tools the differential checks compare against (poppler's pdfinfo/pdftoppm, qpdf,
+# ImageMagick, Ghostscript). `npm test` runs this first; no test file installs anything.
+#
+# Installs the missing ones from Debian's packages when it can (as root, or through sudo without a
+# password); otherwise prints the exact command and fails, so the tests never start without them.
+# A Chromium elsewhere can be named with CHROMIUM_PATH; SYSTEM_TOOLS_INSTALL=never only checks.
+set -euo pipefail
+
+# "package:command" pairs: the Debian package, and a command that shows it is there.
+tools=(
+  chromium:chromium
+  poppler-utils:pdftoppm
+  poppler-utils:pdfinfo
+  qpdf:qpdf
+  imagemagick:identify
+  ghostscript:gs
+)
+
+# Where test/support/browser.ts looks for a Chromium, in the same order.
+chromium_paths=(
+  /usr/lib/chromium/chromium
+  /usr/bin/chromium
+  /usr/bin/chromium-browser
+  /usr/bin/google-chrome-stable
+  /usr/bin/google-chrome
+)
+
+has_chromium() {
+  if [[ -n "${CHROMIUM_PATH:-}" ]]; then [[ -x "$CHROMIUM_PATH" ]]; return; fi
+  local path
+  for path in "${chromium_paths[@]}"; do [[ -x "$path" ]] && return 0; done
+  return 1
+}
+
+has() {
+  case "$1" in
+    chromium) has_chromium ;;
+    identify) identify -version 2>/dev/null | grep -q ImageMagick ;;
+    *) command -v "$1" >/dev/null 2>&1 ;;
+  esac
+}
+
+missing_packages() {
+  local pair seen=" "
+  for pair in "${tools[@]}"; do
+    local package=${pair%%:*} command=${pair#*:}
+    if ! has "$command" && [[ "$seen" != *" $package "* ]]; then
+      seen+="$package "
+      printf '%s\n' "$package"
+    fi
+  done
+}
+
+mapfile -t missing < <(missing_packages)
+if ((${#missing[@]} == 0)); then
+  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript)"
+  exit 0
+fi
+
+command="apt-get install -y --no-install-recommends ${missing[*]}"
+as_root=()
+if [[ "${SYSTEM_TOOLS_INSTALL:-}" == never ]]; then
+  as_root=(none)
+elif ((EUID != 0)); then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then as_root=(sudo -n); else as_root=(none); fi
+fi
+
+if [[ "${as_root[0]:-}" == none ]] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "system tools missing: ${missing[*]}" >&2
+  echo "Install them, then run the tests again:" >&2
+  echo "  sudo apt-get update && sudo $command" >&2
+  echo "(on a system without apt-get, install the same programs from its own packages; a Chromium elsewhere can be named with CHROMIUM_PATH)" >&2
+  exit 1
+fi
+
+apt() {
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 -y -q "$@"
+}
+
+echo "system tools: installing ${missing[*]}"
+# The package lists are refreshed only when the first attempt cannot find a package.
+if ! apt install --no-install-recommends "${missing[@]}"; then
+  apt update
+  apt install --no-install-recommends "${missing[@]}"
+fi
+
+mapfile -t still < <(missing_packages)
+if ((${#still[@]} > 0)); then
+  echo "system tools: apt-get installed ${missing[*]}, yet ${still[*]} is still not usable" >&2
+  exit 1
+fi
+echo "system tools: installed ${missing[*]}"
