@@ -81,8 +81,16 @@ export class MediaTimeoutError extends Error {
   }
 }
 
-/** Reads only local files, whatever a container may reference. */
-const confinedInput = (demuxer: string) => ['-nostdin', '-protocol_whitelist', 'file', '-f', demuxer];
+/**
+ * Reads only local files, whatever a container may reference. A list of demuxers lets the tool's
+ * own probe pick among them (and no other), for a file the byte sniffer could not name.
+ */
+const confinedInput = (demuxer: string | readonly string[]) => [
+  '-nostdin',
+  '-protocol_whitelist',
+  'file',
+  ...(typeof demuxer === 'string' ? ['-f', demuxer] : ['-format_whitelist', demuxer.join(',')]),
+];
 
 const lastLines = (text: string, count = 8) =>
   text
@@ -109,11 +117,16 @@ function outcomeOf(child: ChildProcess | undefined): MediaToolOutcome {
   return 'not-started';
 }
 
+/** What a finished run reports: the last time mark of its stats, the seconds of media it wrote. */
+export interface FfmpegRun {
+  seconds: number | undefined;
+}
+
 /** Runs one ffmpeg job to completion, or kills it at the deadline or on abort. */
-export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
+export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<FfmpegRun> {
   const { signal, timeoutMs, onProgress } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<FfmpegRun>((resolve, reject) => {
     const command = ffmpeg(commandOptions)
       .input(`file:${job.input}`)
       .inputOptions([...confinedInput(job.demuxer), ...(job.inputOptions ?? [])])
@@ -138,13 +151,14 @@ export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
     const timer = setTimeout(() => stop('timeout'), timeoutMs);
     const onAbort = () => stop('abort');
     signal?.addEventListener('abort', onAbort, { once: true });
+    let seconds: number | undefined;
     const finish = (error?: Error) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (stopped === 'timeout') reject(new MediaTimeoutError(timeoutMs));
       else if (stopped === 'abort') reject(signal?.reason ?? new Error('aborted'));
       else if (error) reject(error);
-      else resolve();
+      else resolve({ seconds });
     };
 
     // fluent-ffmpeg forgets its process before reporting the end; kept here to read how it ended.
@@ -163,13 +177,13 @@ export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<void> {
     // Progress is read from ffmpeg's own stats lines (`-stats`, every half second). fluent-ffmpeg's
     // 'progress' event is not used: listening to it makes fluent-ffmpeg start its own ffprobe on
     // the input, without the protocol whitelist, the forced demuxer or a deadline.
-    if (onProgress && job.expectedSeconds && job.expectedSeconds > 0) {
-      const expected = job.expectedSeconds;
-      command.on('stderr', (line: string) => {
-        const done = statsSeconds(line);
-        if (done !== undefined) onProgress(Math.max(0, Math.min(100, (done / expected) * 100)));
-      });
-    }
+    const expected = job.expectedSeconds ?? 0;
+    command.on('stderr', (line: string) => {
+      const done = statsSeconds(line);
+      if (done === undefined) return;
+      seconds = done;
+      if (onProgress && expected > 0) onProgress(Math.max(0, Math.min(100, (done / expected) * 100)));
+    });
     // 'end' and 'error' come after the process has exited and its pipes have closed.
     command.on('end', () => {
       if (!stopped) onProgress?.(100);
@@ -209,11 +223,19 @@ function ffprobeFailure(error: ExecFileException, stderr: string, timeoutMs: num
   return new MediaToolError('ffprobe', outcome, lastLines(stderr) || error.message, { cause: error });
 }
 
-/** Runs ffprobe on a local file with a forced demuxer, killed at the deadline or on abort. */
+export interface ProbeRunOptions extends Omit<RunOptions, 'onProgress'> {
+  /** What to report; default `-show_format -show_streams`. */
+  report?: readonly string[];
+}
+
+/**
+ * Runs ffprobe on a local file with a forced demuxer (or ffprobe's pick among a list of them),
+ * killed at the deadline or on abort.
+ */
 export function runFfprobe(
   path: string,
-  demuxer: string,
-  options: Omit<RunOptions, 'onProgress'>,
+  demuxer: string | readonly string[],
+  options: ProbeRunOptions,
 ): Promise<RawProbe> {
   const { signal, timeoutMs } = options;
   if (signal?.aborted) return Promise.reject(signal.reason);
@@ -223,8 +245,7 @@ export function runFfprobe(
     ...confinedInput(demuxer).slice(1),
     '-print_format',
     'json',
-    '-show_format',
-    '-show_streams',
+    ...(options.report ?? ['-show_format', '-show_streams']),
     `file:${path}`,
   ];
   return new Promise<RawProbe>((resolve, reject) => {
