@@ -12,7 +12,7 @@ interface NativeErrorRule {
   message: string;
 }
 
-const damagedImage =
+export const damagedImage =
   'The image could not be decoded: it is damaged, incomplete or not the format its first bytes claim.';
 const damagedPdf = 'The PDF could not be read: it is damaged or not a complete PDF file.';
 const encryptedPdf = 'The PDF is encrypted (password-protected); remove the protection and send it again.';

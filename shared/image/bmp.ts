@@ -1,5 +1,6 @@
 import { decode, encode } from 'bmp-ts';
 import { HttpError } from '#shared/http/errors.ts';
+import { withInfoHeader } from '#shared/image/bmp-header.ts';
 
 /** Decoded pixels, 8 bits a channel, row by row from the top: RGB (3 channels) or RGBA (4). */
 export interface Pixels {
@@ -12,7 +13,8 @@ export interface Pixels {
 const METRES_PER_INCH = 0.0254;
 
 /**
- * Decodes a BMP (1, 4, 8, 16, 24 and 32 bits a pixel, RLE and bit-field compression) with bmp-ts.
+ * Decodes a BMP (1, 4, 8, 16, 24 and 32 bits a pixel, RLE and bit-field compression) with bmp-ts,
+ * an OS/2 or Windows 2.x header first rewritten as the Windows header bmp-ts reads.
  * Alpha is read only where the file says it has one (a 32-bit bit-field alpha mask); in a plain
  * 32-bit BMP the fourth byte is reserved, as the format defines it, and an all-zero alpha is
  * taken for a writer that left the field empty.
@@ -20,8 +22,9 @@ const METRES_PER_INCH = 0.0254;
 export function decodeBmp(bytes: Buffer): Pixels & { density: number | undefined; bitsPerPixel: number } {
   let bitmap: ReturnType<typeof decode>;
   try {
-    bitmap = decode(bytes);
+    bitmap = decode(withInfoHeader(bytes));
   } catch (error) {
+    if (error instanceof HttpError) throw error;
     throw new HttpError('invalid_source_file', 'The BMP could not be decoded: it is damaged or incomplete.', {
       cause: error,
     });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { HttpError } from '#shared/http/errors.ts';
 import { openImage } from '#shared/image/decode.ts';
 import { isImageInputFormat } from '#shared/image/formats.ts';
-import { mapNativeError } from '#shared/native-errors.ts';
+import { mapRenderFailure } from '#shared/image/render-failure.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
@@ -25,6 +25,6 @@ export async function decodeToPng(
     const info = await opened.image.toColourspace('srgb').png({ compressionLevel: 1 }).toFile(output);
     return { path: output, width: info.width, height: info.height };
   } catch (error) {
-    mapNativeError('sharp', error);
+    return mapRenderFailure(error, opened.decodeSource);
   }
 }

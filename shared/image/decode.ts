@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { decodeBmp, type Pixels } from '#shared/image/bmp.ts';
 import { animatedSources, type ImageInputFormat } from '#shared/image/formats.ts';
 import { type ImageHeader, readHeader } from '#shared/image/header.ts';
@@ -7,6 +7,7 @@ import { decodeHeicImage } from '#shared/image/heic.ts';
 import { largestIcon } from '#shared/image/ico.ts';
 import { assertDecodable, imageLimits } from '#shared/image/limits.ts';
 import { assertIntactPngFile, assertIntactPngHeader } from '#shared/image/png-header.ts';
+import { assertCompletePngFile } from '#shared/image/png-integrity.ts';
 import { profiledPixels } from '#shared/image/profiled-pixels.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
 
@@ -28,6 +29,12 @@ export interface OpenedImage {
   /** The source stores a palette (GIF, palette PNG, low-depth ICO/BMP): a palette output loses nothing. */
   isPalette: boolean;
   header: ImageHeader;
+  /**
+   * Decodes every pixel of the source again, into nothing, and throws when it cannot: tells a
+   * damaged source from a failure of ours when libvips lost its message. Absent when the pixels
+   * were decoded before the pipeline (BMP, ICO, HEIC): there the pipeline reads no file.
+   */
+  decodeSource?: () => Promise<unknown>;
 }
 
 const SVG_DPI = 72;
@@ -108,12 +115,18 @@ export async function openImage(
   const width = Math.round(header.width * scale);
   const height = Math.round(header.height * scale);
   assertDecodable({ width, height, frames });
-  if (format === 'png') await assertIntactPngFile(path);
-  const image = sharp(header.svg ?? path, {
+  if (format === 'png') {
+    await assertIntactPngFile(path);
+    await assertCompletePngFile(path);
+  }
+  const input = header.svg ?? path;
+  const inputOptions: SharpOptions = {
     animated,
     failOn: 'error',
     limitInputPixels: animated ? imageLimits.maxAnimationPixels : imageLimits.maxPixels,
     ...(density === undefined ? {} : { density }),
-  }).autoOrient();
-  return { ...base, image, width, height, hasAlpha: meta?.hasAlpha === true };
+  };
+  const image = sharp(input, inputOptions).autoOrient();
+  const decodeSource = () => sharp(input, inputOptions).stats();
+  return { ...base, image, width, height, hasAlpha: meta?.hasAlpha === true, decodeSource };
 }

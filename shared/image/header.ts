@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { imageSizeFromFile } from 'image-size/fromFile';
 import sharp, { type Metadata } from 'sharp';
 import { HttpError } from '#shared/http/errors.ts';
+import { BMP_HEADER_BYTES, readBmpHeader } from '#shared/image/bmp-header.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
@@ -68,6 +69,18 @@ async function sizeHeader(path: string, name: string): Promise<ImageHeader> {
   return { width: largest.width, height: largest.height, pages: entries.length, metadata: undefined };
 }
 
+/** A BMP's header, whichever of its variants (OS/2 core, OS/2 2.x, Windows info) the file uses. */
+async function bmpHeader(path: string): Promise<ImageHeader> {
+  const file = await open(path, 'r');
+  try {
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(BMP_HEADER_BYTES), 0, BMP_HEADER_BYTES, 0);
+    const { width, height } = readBmpHeader(buffer.subarray(0, bytesRead));
+    return { width, height, pages: 1, metadata: undefined };
+  } finally {
+    await file.close();
+  }
+}
+
 /** Reads the header of a sniffed image; an SVG is checked to be self-contained first. */
 export async function readHeader(path: string, format: ImageInputFormat): Promise<ImageHeader> {
   if (format === 'svg') {
@@ -75,5 +88,6 @@ export async function readHeader(path: string, format: ImageInputFormat): Promis
     return { ...(await sharpHeader(svg)), svg };
   }
   if (readBySharp.has(format)) return sharpHeader(path);
+  if (format === 'bmp') return bmpHeader(path);
   return sizeHeader(path, format.toUpperCase());
 }

@@ -11,8 +11,8 @@ import {
   opaqueTargets,
 } from '#shared/image/formats.ts';
 import { writeIcon } from '#shared/image/icon-output.ts';
+import { mapRenderFailure } from '#shared/image/render-failure.ts';
 import { type SvgMode, writeSvg } from '#shared/image/svg-output.ts';
-import { mapNativeError } from '#shared/native-errors.ts';
 
 export const fits = ['cover', 'contain', 'fill', 'inside', 'outside'] as const;
 export type Fit = (typeof fits)[number];
@@ -111,6 +111,6 @@ export async function renderImage(
       await withEncoder(image, target, settings).toFile(path);
     }
   } catch (error) {
-    mapNativeError('sharp', error);
+    await mapRenderFailure(error, opened.decodeSource);
   }
 }
