@@ -43,6 +43,7 @@ describe('GitHub workflows pass actionlint', () => {
       '    needs: build',
       '    timeout-minute: 5',
       '    steps:',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
       '      - run: echo ${{ github.event.pull_request.head.repo.full_name == }}',
       '',
     ].join('\n');
