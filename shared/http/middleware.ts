@@ -4,11 +4,13 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Caller } from '#shared/auth/authorize.ts';
 import { callerFromEvent } from '#shared/auth/caller.ts';
+import { assertJsonContentType, assertWellFormedText, decodeUtf8Body } from '#shared/http/body-text.ts';
 import { HttpError, toPublicError } from '#shared/http/errors.ts';
 import { corsHeaders, lowerCaseHeaders } from '#shared/http/headers.ts';
 import { type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
 import { parseOrThrow } from '#shared/http/validation.ts';
-import { log } from '#shared/log.ts';
+import { log, logRequest } from '#shared/log.ts';
+import { type StageTimes, stageFields } from '#shared/stages.ts';
 import { Workspace } from '#shared/workspace.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -21,6 +23,13 @@ export interface Scope {
   caller: Caller;
   workspace: Workspace;
   body: unknown;
+  /** The request body's size as received, and the time of each stage (for the request line). */
+  bytesIn: number;
+  stages: StageTimes;
+  /** Ends the upload stage of a streamed file answer, once its last byte is sent. */
+  endUpload?: () => void;
+  /** The `error` code of the answer, when it is an error. */
+  errorCode?: string;
 }
 
 type MiddyRequest = Request<APIGatewayProxyEvent, HttpResponse>;
@@ -52,6 +61,8 @@ export function requestScope(route: string): MiddlewareObj<APIGatewayProxyEvent,
         caller: callerFromEvent(event),
         workspace: new Workspace(),
         body: undefined,
+        bytesIn: event.body ? Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : 0,
+        stages: {},
       });
     },
     after: addHeaders,
@@ -66,18 +77,13 @@ export function requestScope(route: string): MiddlewareObj<APIGatewayProxyEvent,
 export function jsonBodyGuard(): MiddlewareObj<APIGatewayProxyEvent, HttpResponse> {
   return {
     before: ({ event }) => {
-      const contentType = event.headers['content-type'] ?? '';
-      if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-        throw new HttpError(
-          'unsupported_media_type',
-          'Send the request body as Content-Type: application/json.',
-        );
-      }
+      assertJsonContentType(event.headers['content-type'] ?? '');
+      if (!event.isBase64Encoded) assertWellFormedText(event.body ?? '');
       const raw = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
       if (raw.length > MAX_BODY_BYTES) {
         throw new HttpError('request_too_large', `The request body is over ${MAX_BODY_BYTES} bytes.`);
       }
-      const text = raw.toString('utf8');
+      const text = decodeUtf8Body(raw);
       // An empty body means "no fields": routes whose fields are all optional take their defaults.
       event.body = text.trim() === '' ? '{}' : text;
       event.isBase64Encoded = false;
@@ -102,6 +108,7 @@ export function errorResponses(): MiddlewareObj<APIGatewayProxyEvent, HttpRespon
       const requestId = scope?.requestId ?? 'unknown';
       const error = fromMiddyError(request.error);
       const publicError = toPublicError(error, requestId);
+      if (scope) scope.errorCode = publicError.code;
       if (publicError.statusCode >= 500) {
         const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
         log('error', 'request failed', { requestId, route: scope?.route, cause });
@@ -139,15 +146,35 @@ function forbiddenKeyOf(error: unknown): string | undefined {
 export async function endRequest(request: Request): Promise<void> {
   const scope = scopes.get(request.event as object);
   if (!scope) return;
+  scope.endUpload?.();
   await scope.workspace.dispose();
-  log('info', 'request', {
+  const response = request.response as HttpResponse | null | undefined;
+  const status = response?.statusCode ?? 500;
+  logRequest({
     requestId: scope.requestId,
     route: scope.route,
     tier: scope.caller.tier,
-    status: request.response?.statusCode,
+    status,
+    errorCode: scope.errorCode ?? (status >= 400 ? errorCodeOf(response?.body) : undefined),
     durationMs: Math.round(performance.now() - scope.startedAt),
-    bytesOut: request.response?.headers?.['Content-Length'] ?? contentLengthOf(request.response?.body),
+    bytesIn: scope.bytesIn,
+    bytesOut: bytesOutOf(response),
+    ...stageFields(scope.stages),
   });
 }
 
-const contentLengthOf = (body: unknown) => (typeof body === 'string' ? Buffer.byteLength(body) : undefined);
+function bytesOutOf(response: HttpResponse | null | undefined): number | undefined {
+  const length = response?.headers?.['Content-Length'];
+  if (length !== undefined) return Number(length);
+  return typeof response?.body === 'string' ? Buffer.byteLength(response.body) : undefined;
+}
+
+/** The code of an error answer a work function built itself (not thrown). */
+function errorCodeOf(body: unknown): string {
+  try {
+    const { error } = JSON.parse(String(body)) as { error?: unknown };
+    return typeof error === 'string' ? error : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
