@@ -48,6 +48,14 @@ export const nativeErrorRules: readonly NativeErrorRule[] = [
   },
   {
     engine: 'sharp',
+    // libjpeg of this build reads 8-bit samples only; 12-bit JPEGs (SOF1, medical and raw-converter output) are valid files.
+    pattern: /VipsJpeg: Unsupported JPEG data precision 12/,
+    code: 'invalid_source_file',
+    message:
+      'The JPEG stores 12-bit samples: 12-bit JPEG is not supported; save it as an 8-bit JPEG, or as PNG or TIFF (16-bit).',
+  },
+  {
+    engine: 'sharp',
     pattern: /^Input image exceeds pixel limit/,
     code: 'invalid_source_file',
     message: 'The image declares more pixels than are decoded here (at most 100 megapixels a frame).',

@@ -4,6 +4,7 @@ import { HttpError } from '#shared/http/errors.ts';
 import { convertImage } from '#shared/image/convert.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { mapNativeError, nativeErrorRules } from '#shared/native-errors.ts';
+import { jpeg12 } from '../../corpus/jpeg12.ts';
 import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import { convertOptions, ImageFixtures } from './fixtures.ts';
 
@@ -56,6 +57,13 @@ const cases = {
     for (let at = jpeg.indexOf(dqt); at >= 0; at = jpeg.indexOf(dqt, at + 2)) jpeg[at + 1] = 0xfe;
     return sharp(jpeg, { failOn: 'error' }).raw().toBuffer();
   },
+  'a 12-bit JPEG (precision not supported)': async () =>
+    sharp(
+      jpeg12(2, 2, (x, y) => 1000 * (x + 2 * y)),
+      { failOn: 'error' },
+    )
+      .png()
+      .toBuffer(),
   'a PNG declaring 100000 × 100000 (pixel limit)': async () => {
     const bomb = Buffer.from(await fixtures.pattern('png'));
     bomb.writeUInt32BE(100_000, 16);
