@@ -1,5 +1,7 @@
 import { SaxesParser } from 'saxes';
 import { HttpError } from '#shared/http/errors.ts';
+import { checkDataImage, newImageBudget, type SvgImageBudget } from '#shared/image/svg-data-images.ts';
+import { SvgReferences, useTarget } from '#shared/image/svg-references.ts';
 
 const XINCLUDE = 'http://www.w3.org/2001/XInclude';
 const XML = 'http://www.w3.org/XML/1998/namespace';
@@ -84,11 +86,14 @@ class NamespaceScopes {
  * links or CSS urls to anything but a fragment or inline data. The renderer is given no base path
  * and no network either; this check makes the refusal explicit instead of a silently blank image.
  * Documents nested deeper or holding more elements than `svgLimits` are refused as soon as the
- * parser meets the element past the limit.
+ * parser meets the element past the limit. The work of rendering is bounded too: inline `data:`
+ * images by the pixels their headers declare, at any nesting of SVGs (svg-data-images.ts), and
+ * `<use>` references by the elements they draw once expanded (svg-references.ts).
  */
-export function assertSelfContainedSvg(text: string): void {
+export function assertSelfContainedSvg(text: string, images: SvgImageBudget = newImageBudget()): void {
   const parser = new SaxesParser();
   const scopes = new NamespaceScopes();
+  const references = new SvgReferences();
   let depth = 0;
   let elements = 0;
   let inStyle = 0;
@@ -118,6 +123,7 @@ export function assertSelfContainedSvg(text: string): void {
     if (name.prefix !== '' && uri === undefined) fail(new Error(`unbound prefix ${name.prefix}`));
     if (uri === XINCLUDE) throw refused('includes other files (XInclude)');
     if (name.local === 'style') inStyle += 1;
+    let use: string | undefined;
     for (const [attributeName, value] of Object.entries(tag.attributes)) {
       const attribute = splitName(attributeName);
       if (attributeName === 'xmlns' || attribute.prefix === 'xmlns') continue;
@@ -125,12 +131,18 @@ export function assertSelfContainedSvg(text: string): void {
         fail(new Error(`unbound prefix ${attribute.prefix}`));
       }
       if (attribute.local === 'href' && !isInternal(value)) throw refused('refers to an external resource');
+      if (attribute.local === 'href' && /^\s*data:/i.test(value)) {
+        checkDataImage(value.trim(), images, assertSelfContainedSvg);
+      }
+      if (attribute.local === 'href' && name.local === 'use') use = useTarget(value);
       checkCss(value);
     }
+    references.open(tag.attributes.id, use);
   });
   parser.on('closetag', (tag) => {
     depth -= 1;
     scopes.close();
+    references.close();
     if (splitName(tag.name).local === 'style') inStyle -= 1;
   });
   const styleText = (text: string) => {
@@ -153,4 +165,5 @@ export function assertSelfContainedSvg(text: string): void {
       },
     );
   }
+  references.assertBounded();
 }
