@@ -1,4 +1,5 @@
 import { config } from '#shared/config.ts';
+import { type RequestFacts, requestMetrics } from '#shared/metrics.ts';
 
 const levels = { silent: 0, error: 1, info: 2, debug: 3 } as const;
 type Level = Exclude<keyof typeof levels, 'silent'>;
@@ -12,6 +13,22 @@ let write = (line: string): void => {
 export function log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
   if (levels[level] > levels[config.LOG_LEVEL]) return;
   write(`${JSON.stringify({ level, message, time: new Date().toISOString(), ...fields })}\n`);
+}
+
+/** What the request line says: who asked for what, how it ended, sizes and timings. */
+export interface RequestLine extends RequestFacts {
+  requestId: string;
+  downloadMs?: number | undefined;
+  uploadMs?: number | undefined;
+}
+
+/**
+ * The one line per request, which is also its metrics: CloudWatch reads the embedded metric format
+ * from the line itself, so measuring a request costs no call and no line of its own.
+ */
+export function logRequest(line: RequestLine): void {
+  if (levels.info > levels[config.LOG_LEVEL]) return;
+  log('info', 'request', { ...line, ...requestMetrics(line) });
 }
 
 /**

@@ -1,12 +1,14 @@
 import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { scopeOf } from '#shared/http/middleware.ts';
 import { type FileResult, fileResponse } from '#shared/http/respond.ts';
-import { inputFor, postStack, type Work } from '#shared/http/stack.ts';
+import { inputFor, postStack, runWork, type Work } from '#shared/http/stack.ts';
 import { acceptJob } from '#shared/jobs/accept.ts';
 import { withCallback } from '#shared/jobs/callback.ts';
 import { isJobEvent } from '#shared/jobs/dispatch.ts';
 import { runJob } from '#shared/jobs/run.ts';
 import { fileRouteNeeds } from '#shared/routes/types.ts';
+import { openStage } from '#shared/stages.ts';
 
 declare const awslambda: { streamifyResponse<T>(handler: T): T };
 
@@ -30,7 +32,11 @@ export function createFileHandler<S extends z.ZodObject>(
     const input = inputFor<z.infer<S> & { callbackUrl?: string }>(event, signal, context);
     const { callbackUrl, ...body } = input.body;
     if (callbackUrl !== undefined) return acceptJob(route, fileRouteNeeds, body, callbackUrl, input.caller);
-    return fileResponse(await work({ ...input, body: body as z.infer<S> }));
+    const file = await runWork(work, { ...input, body: body as z.infer<S> }, event);
+    // The answer is streamed after the handler returns; the request's end closes the stage.
+    const scope = scopeOf(event);
+    scope.endUpload = openStage('upload', scope.stages);
+    return fileResponse(file);
   }) as unknown as StreamingHandler;
 
   return awslambda.streamifyResponse<StreamingHandler>(async (event, responseStream, context) => {

@@ -1,6 +1,6 @@
 import type { Caller } from '#shared/auth/authorize.ts';
 import { config } from '#shared/config.ts';
-import { HttpError, toPublicError } from '#shared/http/errors.ts';
+import { errorStatus, HttpError, toPublicError } from '#shared/http/errors.ts';
 import type { FileResult } from '#shared/http/respond.ts';
 import type { CallInput } from '#shared/http/stack.ts';
 import {
@@ -14,6 +14,8 @@ import { loadJob, resultUrl, saveJob, saveResult } from '#shared/jobs/store.ts';
 import { deliverWebhook } from '#shared/jobs/webhook.ts';
 import { webhookSecret } from '#shared/jobs/webhook-secret.ts';
 import { log } from '#shared/log.ts';
+import { jobMetrics } from '#shared/metrics.ts';
+import { measureStages, type StageTimes, stage, stageFields } from '#shared/stages.ts';
 import { tiers } from '#shared/tiers.ts';
 import { Workspace } from '#shared/workspace.ts';
 
@@ -74,7 +76,12 @@ function outOfTime(budgetMs: number, cause: unknown): HttpError {
 }
 
 /** Posts the finished job to its callback within the invocation's time, and records the outcome. */
-async function notify(record: JobRecord, secret: string, endsAt: number): Promise<void> {
+async function notify(
+  record: JobRecord,
+  secret: string,
+  endsAt: number,
+  stages: StageTimes = {},
+): Promise<void> {
   const view = publicView(record, await resultUrl(record));
   record.webhook = await deliverWebhook(record.callbackUrl, view, {
     secret,
@@ -88,6 +95,14 @@ async function notify(record: JobRecord, secret: string, endsAt: number): Promis
     route: record.route,
     status: record.status,
     webhook: record.webhook,
+    ...stageFields(stages),
+    // The job's metrics ride on this line (embedded metric format), like a request's.
+    ...jobMetrics({
+      route: record.route,
+      status: record.status === 'succeeded' ? 'succeeded' : 'failed',
+      errorStatus: record.error ? errorStatus[record.error.error] : undefined,
+      webhookDelivered: record.webhook.delivered,
+    }),
   });
 }
 
@@ -131,8 +146,9 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
   const budget = AbortSignal.timeout(budgetMs);
   const workspace = new Workspace();
   const running = runningRecord(record);
+  const stages: StageTimes = {};
   try {
-    const file = await work({
+    const input = {
       body: record.request as never,
       caller,
       limits: { ...tiers[record.tier], requestsPerMinute: record.requestsPerMinute },
@@ -141,8 +157,11 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
       signal: budget,
       params: {},
       onProgress: running.report,
+    };
+    record.result = await measureStages(stages, async () => {
+      const file = await stage('engine', () => work(input));
+      return stage('upload', () => saveResult(jobId, file));
     });
-    record.result = await saveResult(jobId, file);
     record.status = 'succeeded';
     record.progress = 100;
   } catch (error) {
@@ -163,5 +182,5 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
   }
   record.finishedAt = new Date().toISOString();
   await saveJob(record);
-  await notify(record, secret, endsAt);
+  await notify(record, secret, endsAt, stages);
 }

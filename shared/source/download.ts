@@ -10,8 +10,11 @@ import { baseNameOf } from '#shared/source/base-name.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
 import { openPinnedRequest } from '#shared/source/pinned-request.ts';
 import { sniffFormat } from '#shared/source/sniff.ts';
+import { stage } from '#shared/stages.ts';
 import { type TierName, tiers, tierThatLifts } from '#shared/tiers.ts';
 import type { Workspace } from '#shared/workspace.ts';
+// Functions that download are the heavy ones: only they load a tracer, and only in Lambda.
+import '#shared/xray.ts';
 
 export interface SourceOptions {
   /** The request's workspace; the file is written inside it. */
@@ -166,7 +169,11 @@ function unsupported(found: SourceFormat | undefined, accept: readonly SourceFor
  * to the workspace with a byte counter against the tier's limit, all within one deadline, and the
  * format sniffed from the bytes. On any failure the partial file is removed.
  */
-export async function downloadSource(rawUrl: string, options: SourceOptions): Promise<Source> {
+export function downloadSource(rawUrl: string, options: SourceOptions): Promise<Source> {
+  return stage('download', () => fetchSource(rawUrl, options));
+}
+
+async function fetchSource(rawUrl: string, options: SourceOptions): Promise<Source> {
   const url = assertHttpUrl(rawUrl, options.field);
   const path = await options.workspace.file(options.fileName ?? 'source');
   const time = downloadTime(options);
