@@ -9,6 +9,7 @@ import { assertDecodable, imageLimits } from '#shared/image/limits.ts';
 import { assertIntactPngFile, assertIntactPngHeader } from '#shared/image/png-header.ts';
 import { assertCompletePngFile } from '#shared/image/png-integrity.ts';
 import { profiledPixels } from '#shared/image/profiled-pixels.ts';
+import { assertFilterWork } from '#shared/image/svg-references.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
 
 export interface OpenOptions {
@@ -115,6 +116,7 @@ export async function openImage(
   const width = Math.round(header.width * scale);
   const height = Math.round(header.height * scale);
   assertDecodable({ width, height, frames });
+  if (header.svgFilterPrimitives) assertFilterWork(header.svgFilterPrimitives, width, height);
   if (format === 'png') {
     await assertIntactPngFile(path);
     await assertCompletePngFile(path);

@@ -18,6 +18,8 @@ export interface ImageHeader {
   metadata: Metadata | undefined;
   /** The checked text of an SVG, to be rendered as it was checked. */
   svg?: Buffer;
+  /** Filter primitives the SVG runs (each over at most its canvas), references expanded. */
+  svgFilterPrimitives?: number;
 }
 
 /** Formats whose header sharp (libvips) reads; HEIC included: libheif parses the container. */
@@ -33,10 +35,10 @@ const readBySharp: ReadonlySet<ImageInputFormat> = new Set([
 ]);
 
 /** The SVG's text, checked to be self-contained; the renderer is given these very bytes. */
-export async function readSafeSvg(path: string): Promise<Buffer> {
+export async function readSafeSvg(path: string): Promise<{ bytes: Buffer; filterPrimitives: number }> {
   const bytes = await readFile(path);
-  assertSelfContainedSvg(bytes.toString('utf8'));
-  return bytes;
+  const { filterPrimitives } = assertSelfContainedSvg(bytes.toString('utf8'));
+  return { bytes, filterPrimitives };
 }
 
 async function sharpHeader(input: string | Buffer): Promise<ImageHeader> {
@@ -84,8 +86,8 @@ async function bmpHeader(path: string): Promise<ImageHeader> {
 /** Reads the header of a sniffed image; an SVG is checked to be self-contained first. */
 export async function readHeader(path: string, format: ImageInputFormat): Promise<ImageHeader> {
   if (format === 'svg') {
-    const svg = await readSafeSvg(path);
-    return { ...(await sharpHeader(svg)), svg };
+    const { bytes, filterPrimitives } = await readSafeSvg(path);
+    return { ...(await sharpHeader(bytes)), svg: bytes, svgFilterPrimitives: filterPrimitives };
   }
   if (readBySharp.has(format)) return sharpHeader(path);
   if (format === 'bmp') return bmpHeader(path);

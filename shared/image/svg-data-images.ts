@@ -47,15 +47,15 @@ const looksLikeSvg = (mediaType: string, bytes: Buffer) =>
 /**
  * Checks one `data:` URL of an SVG: a nested SVG with `checkSvg` one level deeper, a raster image
  * from its header against the pixel limit. A payload whose size cannot be read is left alone: no
- * renderer decodes what no header describes.
+ * renderer decodes what no header describes. Answers the filter primitives a nested SVG runs.
  */
 export function checkDataImage(
   uri: string,
   budget: SvgImageBudget,
-  checkSvg: (text: string, budget: SvgImageBudget) => void,
-): void {
+  checkSvg: (text: string, budget: SvgImageBudget) => { filterPrimitives: number },
+): number {
   const payload = payloadOf(uri);
-  if (!payload || payload.bytes.length === 0) return;
+  if (!payload || payload.bytes.length === 0) return 0;
   if (looksLikeSvg(payload.mediaType, payload.bytes)) {
     if (budget.nesting >= svgImageLimits.maxNesting) {
       throw new HttpError(
@@ -64,15 +64,15 @@ export function checkDataImage(
       );
     }
     budget.nesting += 1;
-    checkSvg(payload.bytes.toString('utf8'), budget);
+    const { filterPrimitives } = checkSvg(payload.bytes.toString('utf8'), budget);
     budget.nesting -= 1;
-    return;
+    return filterPrimitives;
   }
   let size: ReturnType<typeof imageSize>;
   try {
     size = imageSize(payload.bytes);
   } catch {
-    return;
+    return 0;
   }
   const entries = size.images ?? [{ width: size.width, height: size.height }];
   const pixels = entries.reduce((sum, entry) => sum + entry.width * entry.height, 0);
@@ -83,4 +83,5 @@ export function checkDataImage(
       `The SVG embeds raster images of ${megapixels(budget.pixels)} (the last ${size.width} × ${size.height}); at most ${megapixels(svgImageLimits.maxPixels)} are decoded inside one SVG, nested SVGs included.`,
     );
   }
+  return 0;
 }

@@ -1,7 +1,7 @@
 import { SaxesParser } from 'saxes';
 import { HttpError } from '#shared/http/errors.ts';
 import { checkDataImage, newImageBudget, type SvgImageBudget } from '#shared/image/svg-data-images.ts';
-import { SvgReferences, useTarget } from '#shared/image/svg-references.ts';
+import { filterTarget, SvgReferences, useTarget } from '#shared/image/svg-references.ts';
 
 const XINCLUDE = 'http://www.w3.org/2001/XInclude';
 const XML = 'http://www.w3.org/XML/1998/namespace';
@@ -90,10 +90,16 @@ class NamespaceScopes {
  * images by the pixels their headers declare, at any nesting of SVGs (svg-data-images.ts), and
  * `<use>` references by the elements they draw once expanded (svg-references.ts).
  */
-export function assertSelfContainedSvg(text: string, images: SvgImageBudget = newImageBudget()): void {
+export function assertSelfContainedSvg(
+  text: string,
+  images: SvgImageBudget = newImageBudget(),
+): { filterPrimitives: number } {
   const parser = new SaxesParser();
   const scopes = new NamespaceScopes();
   const references = new SvgReferences();
+  /** The `<filter>` being read: its id and depth, whose direct children are its primitives. */
+  let filter: { id: string; depth: number } | undefined;
+  let nestedPrimitives = 0;
   let depth = 0;
   let elements = 0;
   let inStyle = 0;
@@ -123,6 +129,13 @@ export function assertSelfContainedSvg(text: string, images: SvgImageBudget = ne
     if (name.prefix !== '' && uri === undefined) fail(new Error(`unbound prefix ${name.prefix}`));
     if (uri === XINCLUDE) throw refused('includes other files (XInclude)');
     if (name.local === 'style') inStyle += 1;
+    if (filter && depth === filter.depth + 1) {
+      references.primitives.set(filter.id, (references.primitives.get(filter.id) ?? 0) + 1);
+    }
+    if (name.local === 'filter' && tag.attributes.id !== undefined) {
+      filter = { id: tag.attributes.id, depth };
+      references.primitives.set(filter.id, 0);
+    }
     let use: string | undefined;
     for (const [attributeName, value] of Object.entries(tag.attributes)) {
       const attribute = splitName(attributeName);
@@ -132,21 +145,27 @@ export function assertSelfContainedSvg(text: string, images: SvgImageBudget = ne
       }
       if (attribute.local === 'href' && !isInternal(value)) throw refused('refers to an external resource');
       if (attribute.local === 'href' && /^\s*data:/i.test(value)) {
-        checkDataImage(value.trim(), images, assertSelfContainedSvg);
+        nestedPrimitives += checkDataImage(value.trim(), images, assertSelfContainedSvg);
       }
       if (attribute.local === 'href' && name.local === 'use') use = useTarget(value);
       checkCss(value);
     }
-    references.open(tag.attributes.id, use);
+    const styleFilter = /filter\s*:([^;]*)/i.exec(tag.attributes.style ?? '')?.[1];
+    references.open(tag.attributes.id, use, filterTarget(styleFilter ?? tag.attributes.filter));
   });
   parser.on('closetag', (tag) => {
+    if (filter && depth === filter.depth) filter = undefined;
     depth -= 1;
     scopes.close();
     references.close();
     if (splitName(tag.name).local === 'style') inStyle -= 1;
   });
   const styleText = (text: string) => {
-    if (inStyle > 0) checkCss(text);
+    if (inStyle === 0) return;
+    checkCss(text);
+    for (const match of text.matchAll(/filter\s*:\s*url\(\s*['"]?#([^'")\s]+)/gi)) {
+      references.styledFilters.add(match[1]!);
+    }
   };
   parser.on('text', styleText);
   parser.on('cdata', styleText);
@@ -165,5 +184,5 @@ export function assertSelfContainedSvg(text: string, images: SvgImageBudget = ne
       },
     );
   }
-  references.assertBounded();
+  return { filterPrimitives: references.assertBounded() + nestedPrimitives };
 }

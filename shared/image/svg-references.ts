@@ -1,28 +1,48 @@
 import { HttpError } from '#shared/http/errors.ts';
 
 /**
- * How many elements an SVG draws once every `<use>` is expanded. Ten levels of ten references to
+ * How many elements an SVG draws once every `<use>` is expanded, and how many filter primitives
+ * it runs. Ten levels of ten references to
  * the level below draw ten billion elements from a few kilobytes (the "billion laughs" of SVG), and
  * librsvg, which expands them while rendering, fails deep inside. The document's elements are
  * recorded as it is parsed (pre-order index, end of subtree, id, use target); the count then walks
  * the document as the renderer would, expanding references, and stops at the limit: its work never
  * exceeds the limit, whatever the document.
+ *
+ * Filters: librsvg runs every primitive of an element's filter over the filter region, and libvips
+ * asks it again for each strip of the canvas it renders; one Gaussian blur over 2000 × 2000 costs
+ * seconds of CPU. The region is bounded by the canvas, so primitives run × canvas pixels bounds the
+ * work. A filter that a style sheet applies (to elements no selector is resolved for here) counts as
+ * applied to every element drawn.
  */
 export const maxDrawnElements = 500_000;
+
+/** Filter primitives run × rendered canvas megapixels: about a minute of CPU at most. */
+export const maxFilterWork = 40;
 
 export class SvgReferences {
   /** For each element in document order: the index of its last descendant. */
   readonly #ends: number[] = [];
   /** For each element: the `#id` its `<use>` refers to, or undefined. */
   readonly #uses: (string | undefined)[] = [];
+  /** For each element: the filter its attributes apply, or undefined. */
+  readonly #filters: (string | undefined)[] = [];
   readonly #ids = new Map<string, number>();
   readonly #open: number[] = [];
+  /** Primitives of each `<filter>` by id. */
+  readonly primitives = new Map<string, number>();
+  /** Filters that a style sheet applies. */
+  readonly styledFilters = new Set<string>();
 
-  /** Records an opening element; `use` is the fragment a `<use>` element refers to. */
-  open(id: string | undefined, use: string | undefined): void {
+  /**
+   * Records an opening element; `use` is the fragment a `<use>` element refers to, `filter` the
+   * filter its attributes apply.
+   */
+  open(id: string | undefined, use: string | undefined, filter?: string): void {
     const index = this.#ends.length;
     this.#ends.push(index);
     this.#uses.push(use);
+    this.#filters.push(filter);
     if (id !== undefined && !this.#ids.has(id)) this.#ids.set(id, index);
     this.#open.push(index);
   }
@@ -32,9 +52,14 @@ export class SvgReferences {
     if (index !== undefined) this.#ends[index] = this.#ends.length - 1;
   }
 
-  /** Refuses (400 invalid_source_file) a document that draws more than `maxDrawnElements`. */
-  assertBounded(): void {
+  /**
+   * Refuses (400 invalid_source_file) a document that draws more than `maxDrawnElements`, and
+   * answers how many filter primitives drawing it runs.
+   */
+  assertBounded(): number {
     let drawn = 0;
+    let primitives = 0;
+    const styled = [...this.styledFilters].reduce((sum, id) => sum + (this.primitives.get(id) ?? 0), 0);
     // Ranges of element indexes still to walk; a <use> pushes the range of the element it refers to.
     const pending: [number, number][] = this.#ends.length > 0 ? [[0, this.#ends.length - 1]] : [];
     while (pending.length > 0) {
@@ -47,12 +72,34 @@ export class SvgReferences {
             `The SVG draws more than ${maxDrawnElements} elements once its <use> references are expanded, the most accepted.`,
           );
         }
+        const filter = this.#filters[index];
+        primitives += styled + (filter === undefined ? 0 : (this.primitives.get(filter) ?? 0));
         const target = this.#uses[index];
         const start = target === undefined ? undefined : this.#ids.get(target);
         if (start !== undefined) pending.push([start, this.#ends[start]!]);
       }
     }
+    return primitives;
   }
+}
+
+/**
+ * Refuses (400 invalid_source_file) an SVG whose filters would run over more than
+ * `maxFilterWork` megapixels, once the canvas size it is rendered at is known.
+ */
+export function assertFilterWork(primitives: number, width: number, height: number): void {
+  const work = (primitives * width * height) / 1e6;
+  if (work > maxFilterWork) {
+    throw new HttpError(
+      'invalid_source_file',
+      `The SVG runs ${primitives} filter primitives over a ${width} × ${height} canvas (${Math.round(work)} megapixels of filter work); at most ${maxFilterWork} are accepted. Render it smaller or with fewer filters.`,
+    );
+  }
+}
+
+/** The filter id of `url(#id)` in a `filter` property's value. */
+export function filterTarget(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : /url\(\s*['"]?#([^'")\s]+)/i.exec(value)?.[1];
 }
 
 /** The fragment a `<use>` refers to (`#id` in `href` or `xlink:href`), without its `#`. */
