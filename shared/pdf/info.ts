@@ -1,5 +1,6 @@
 import { PDFDict, PDFHexString, PDFName, PDFNumber, type PDFPage, PDFString } from 'pdf-lib';
 import { type OpenedPdf, openPdfFile } from '#shared/pdf/open.ts';
+import { visibleBox } from '#shared/pdf/page-box.ts';
 
 export interface PdfInfo {
   /** Null only for an encrypted file whose page tree is encrypted too. */
@@ -34,14 +35,10 @@ function infoText(opened: OpenedPdf, key: string): string | null {
   return text === '' ? null : text.slice(0, maxTextLength);
 }
 
-/** The size a viewer shows: the crop box (else the media box), turned by /Rotate. */
+/** The size a viewer shows: the crop box clipped to the media box, turned by /Rotate. */
 export function displayedSize(page: PDFPage): { width: number; height: number } {
-  let box: { width: number; height: number };
-  try {
-    box = page.getCropBox();
-  } catch {
-    box = page.getMediaBox(); // a malformed crop box is ignored, as viewers do
-  }
+  const [left, bottom, right, top] = visibleBox(page.doc.context, page.node);
+  const box = { width: right - left, height: top - bottom };
   const rotate = page.node.Rotate();
   const quarterTurns = rotate instanceof PDFNumber ? Math.round(rotate.asNumber() / 90) : 0;
   const sideways = ((quarterTurns % 2) + 2) % 2 === 1;

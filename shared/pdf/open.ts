@@ -5,6 +5,8 @@ import { mapNativeError } from '#shared/native-errors.ts';
 import { type PdfLimits, pdfLimits } from '#shared/pdf/limits.ts';
 import { checkPageTree } from '#shared/pdf/page-tree.ts';
 import { parsePdfContext } from '#shared/pdf/parse.ts';
+import { pdfiumReads } from '#shared/pdf/pdfium.ts';
+import { hasPdfHeader } from '#shared/source/sniff.ts';
 
 export interface OpenOptions {
   /** pdf-info reads what it can of an encrypted file; every other operation refuses it. */
@@ -22,10 +24,12 @@ export interface OpenedPdf {
   encrypted: boolean;
   /** From the header, or from the catalog's /Version when that is later. */
   version: string;
+  /**
+   * What was repaired while opening, as viewers repair it (empty for a sound file). pdfium is
+   * given the repaired document then, so that both engines read the same pages.
+   */
+  repairs: string[];
 }
-
-/** The file tail where readers look for the end marker (the PDF reference's implementation note). */
-const tailBytes = 1024;
 
 export const encryptedPdfError = () =>
   new HttpError(
@@ -40,19 +44,37 @@ const DocumentFromContext = PDFDocument as unknown as new (
   updateMetadata: boolean,
 ) => PDFDocument;
 
-function checkFrame(bytes: Uint8Array): void {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const header = buffer.subarray(0, tailBytes).indexOf('%PDF-');
-  if (header < 0)
+/**
+ * The header may follow up to 1024 bytes of anything (a mail gateway's banner, a byte-order mark),
+ * as readers allow. No end marker is required: scanners omit it, and viewers read such files; a
+ * file really cut short fails where its objects are parsed.
+ */
+function checkHeader(bytes: Uint8Array): void {
+  if (!hasPdfHeader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) {
     throw new HttpError('invalid_source_file', 'The file is not a PDF: it has no %PDF- header.');
-  // Some writers pad the file with white space or NUL bytes after the marker.
-  let end = buffer.length;
-  while (end > 0 && (buffer[end - 1]! <= 0x20 || buffer[end - 1] === 0x7f)) end -= 1;
-  if (buffer.subarray(Math.max(0, end - tailBytes), end).indexOf('%%EOF') < 0) {
-    throw new HttpError(
-      'invalid_source_file',
-      'The PDF is incomplete: it does not end with the %%EOF marker (was it cut off?).',
-    );
+  }
+}
+
+/**
+ * Parses with pdf-lib, which refuses a whole file for one object it cannot parse. When pdfium, the
+ * more lenient reader, opens such a file, it is parsed again with those objects left out, as pdfium
+ * leaves them out. Budget refusals (too large, too slow) are final.
+ */
+async function parseLeniently(
+  bytes: Uint8Array,
+  limits: PdfLimits | undefined,
+  repairs: string[],
+): Promise<PDFContext> {
+  try {
+    return await parsePdfContext(bytes, limits);
+  } catch (error) {
+    if (error instanceof HttpError || !(await pdfiumReads(bytes))) mapNativeError('pdf-lib', error);
+  }
+  repairs.push('objects that could not be parsed left out');
+  try {
+    return await parsePdfContext(bytes, limits, true);
+  } catch (error) {
+    mapNativeError('pdf-lib', error);
   }
 }
 
@@ -82,18 +104,14 @@ function checkCatalog(doc: PDFDocument): void {
 }
 
 /**
- * Opens PDF bytes for any operation: frame checks (header, end marker), a parse within the limits
+ * Opens PDF bytes for any operation: a header check, a parse within the limits
  * of `pdfLimits`, encryption, the catalog and a safe walk of the page tree. Every failure is a 4xx
  * HttpError.
  */
 export async function openPdf(bytes: Uint8Array, options: OpenOptions = {}): Promise<OpenedPdf> {
-  checkFrame(bytes);
-  let context: PDFContext;
-  try {
-    context = await parsePdfContext(bytes, options.limits);
-  } catch (error) {
-    mapNativeError('pdf-lib', error);
-  }
+  checkHeader(bytes);
+  const repairs: string[] = [];
+  const context = await parseLeniently(bytes, options.limits, repairs);
   const doc = new DocumentFromContext(context, true, false);
   const encrypted = doc.isEncrypted;
   if (encrypted && !options.allowEncrypted) throw encryptedPdfError();
@@ -101,12 +119,12 @@ export async function openPdf(bytes: Uint8Array, options: OpenOptions = {}): Pro
   let pageCount: number | undefined;
   try {
     checkCatalog(doc);
-    pageCount = checkPageTree(context, maxPages);
+    pageCount = checkPageTree(context, maxPages, repairs);
   } catch (error) {
     // An encrypted file may keep its catalog and page tree inside encrypted object streams: nothing to read.
     if (!encrypted) throw error;
   }
-  return { doc, pageCount, encrypted, version: versionOf(doc) };
+  return { doc, pageCount, encrypted, version: versionOf(doc), repairs };
 }
 
 /** Reads a PDF from the workspace and opens it (the whole file is needed in memory by pdf-lib). */

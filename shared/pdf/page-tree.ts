@@ -10,16 +10,36 @@ import {
 } from 'pdf-lib';
 import { HttpError } from '#shared/http/errors.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
+import { settleMediaBox } from '#shared/pdf/page-box.ts';
 
 const damaged = (detail: string) =>
   new HttpError('invalid_source_file', `The PDF could not be read: its page tree ${detail}`);
 
-/** US Letter: what viewers assume for a page that states no size. */
-const defaultMediaBox = [0, 0, 612, 792];
-
 const pagesKey = PDFName.of('Pages');
 const kidsKey = PDFName.of('Kids');
 const countKey = PDFName.of('Count');
+
+/**
+ * A page-tree node as viewers tell it, whatever its /Type says or lacks: a dictionary with /Kids is
+ * an intermediate node, any other dictionary a page. pdf-lib types nodes by /Type alone, so an
+ * untyped node is rebuilt as the structure pdf-lib expects, its /Type written.
+ */
+function nodeAt(context: PDFContext, ref: unknown, repairs: string[]): PDFPageTree | PDFPageLeaf | undefined {
+  if (!(ref instanceof PDFRef)) return undefined;
+  const node = context.lookup(ref);
+  if (node instanceof PDFPageTree || node instanceof PDFPageLeaf) return node;
+  // A dictionary of another /Type (a font, the catalog) is no page, whatever it holds.
+  if (!(node instanceof PDFDict) || node.has(PDFName.Type)) return undefined;
+  const entries = new Map(node.entries());
+  const isTree = context.lookup(node.get(kidsKey)) instanceof PDFArray;
+  entries.set(PDFName.Type, PDFName.of(isTree ? 'Pages' : 'Page'));
+  const typed = isTree
+    ? PDFPageTree.fromMapWithContext(entries, context)
+    : PDFPageLeaf.fromMapWithContext(entries, context);
+  context.assign(ref, typed);
+  repairs.push(`a page-tree node without /Type read as ${isTree ? '/Pages' : '/Page'}`);
+  return typed;
+}
 
 interface Frame {
   node: PDFPageTree;
@@ -33,14 +53,21 @@ interface Frame {
  * Walks the page tree once, without recursion, before pdf-lib is let near it. pdf-lib's own walks
  * recurse into every kid and climb `Parent` links without a guard, so a cycle, a node shared by two
  * parents (which multiplies the pages exponentially) or a deep chain would hang or crash it. Here
- * every node may be met once; `Parent` and `Count` are set to what the tree really is, and a page
- * that states no MediaBox gets US Letter, as viewers assume. Returns the number of pages.
+ * every node is met once: as viewers do, an entry met again, or one that is no page or node, is
+ * left out of its /Kids. `Parent` and `Count` are set to what the tree really is, and a page whose
+ * MediaBox is absent, reversed or broken gets the one viewers settle on (`settleMediaBox`). Nodes
+ * without /Type are typed by what they hold. What was repaired is added to `repairs`. Returns the
+ * number of pages.
  */
-export function checkPageTree(context: PDFContext, maxPages: number | undefined): number {
+export function checkPageTree(
+  context: PDFContext,
+  maxPages: number | undefined,
+  repairs: string[] = [],
+): number {
   const catalog = context.lookup(context.trailerInfo.Root);
   if (!(catalog instanceof PDFDict)) throw damaged('has no root (the document catalog is missing).');
   const rootRef = catalog.get(pagesKey);
-  const root = rootRef instanceof PDFRef ? context.lookup(rootRef) : undefined;
+  const root = nodeAt(context, rootRef, repairs);
   if (!(rootRef instanceof PDFRef) || !(root instanceof PDFPageTree)) throw damaged('is missing.');
   root.delete(PDFName.Parent);
 
@@ -56,11 +83,15 @@ export function checkPageTree(context: PDFContext, maxPages: number | undefined)
     }
     const kidRef = frame.kids.get(frame.next);
     frame.next += 1;
-    const kid = kidRef instanceof PDFRef ? context.lookup(kidRef) : undefined;
-    if (!(kidRef instanceof PDFRef) || !(kid instanceof PDFPageTree || kid instanceof PDFPageLeaf)) {
-      throw damaged('holds an entry that is not a page.');
+    const kid = nodeAt(context, kidRef, repairs);
+    if (!(kidRef instanceof PDFRef) || kid === undefined || seen.has(kid)) {
+      frame.next -= 1;
+      frame.kids.remove(frame.next);
+      repairs.push(
+        kid === undefined ? 'an entry that is no page left out' : 'a page or node met twice left out',
+      );
+      continue;
     }
-    if (seen.has(kid)) throw damaged('reaches a page or node twice.');
     seen.add(kid);
     kid.set(PDFName.Parent, frame.ref);
     if (kid instanceof PDFPageLeaf) {
@@ -71,7 +102,7 @@ export function checkPageTree(context: PDFContext, maxPages: number | undefined)
           `The PDF has more than ${maxPages} pages, the most this operation takes.`,
         );
       }
-      checkMediaBox(context, kid, leaves);
+      if (settleMediaBox(context, kid)) repairs.push(`page ${leaves} given a usable MediaBox`);
     } else {
       if (stack.length >= pdfLimits.maxPageTreeDepth) throw damaged('is nested too deeply.');
       stack.push({ node: kid, ref: kidRef, kids: kidsOf(kid), next: 0, leavesBefore: leaves });
@@ -85,28 +116,4 @@ function kidsOf(node: PDFPageTree): PDFArray {
   const kids = node.context.lookup(node.get(kidsKey));
   if (!(kids instanceof PDFArray)) throw damaged('holds a node without its list of kids.');
   return kids;
-}
-
-/** The page's size must be four numbers with an area; an absent one means US Letter. */
-function checkMediaBox(context: PDFContext, page: PDFPageLeaf, pageNumber: number): void {
-  const box = context.lookup(page.getInheritableAttribute(PDFName.MediaBox));
-  if (box === undefined) {
-    page.set(PDFName.MediaBox, context.obj(defaultMediaBox));
-    return;
-  }
-  const values =
-    box instanceof PDFArray && box.size() === 4 ? box.asArray().map((v) => context.lookup(v)) : [];
-  const numbers = values.map((value) => (value instanceof PDFNumber ? value.asNumber() : Number.NaN));
-  const [x1, y1, x2, y2] = numbers;
-  const valid =
-    numbers.length === 4 &&
-    numbers.every(Number.isFinite) &&
-    Math.abs((x2 ?? 0) - (x1 ?? 0)) > 0 &&
-    Math.abs((y2 ?? 0) - (y1 ?? 0)) > 0;
-  if (!valid) {
-    throw new HttpError(
-      'invalid_source_file',
-      `The PDF could not be read: page ${pageNumber} has no valid size (MediaBox).`,
-    );
-  }
 }

@@ -98,9 +98,10 @@ function countTokens(bytes: Uint8Array): number {
 class BudgetedPdfParser extends PDFParser {
   readonly #budget: ParseBudget;
 
-  constructor(bytes: Uint8Array, budget: ParseBudget) {
-    // Yield to the event loop every 5000 objects; refuse objects pdf-lib cannot parse.
-    super(bytes, 5000, true, false);
+  constructor(bytes: Uint8Array, budget: ParseBudget, skipInvalidObjects: boolean) {
+    // Yield to the event loop every 5000 objects; refuse objects pdf-lib cannot parse, unless asked
+    // to skip them (then they read as absent, as viewers treat an object they cannot parse).
+    super(bytes, 5000, !skipInvalidObjects, false);
     this.#budget = budget;
   }
 
@@ -152,12 +153,19 @@ class BudgetedPdfParser extends PDFParser {
   }
 }
 
-/** Parses PDF bytes into a pdf-lib context within the limits of `pdfLimits`. */
-export async function parsePdfContext(bytes: Uint8Array, limits: PdfLimits = pdfLimits): Promise<PDFContext> {
+/**
+ * Parses PDF bytes into a pdf-lib context within the limits of `pdfLimits`. With
+ * `skipInvalidObjects`, objects pdf-lib cannot parse are left out instead of failing the file.
+ */
+export async function parsePdfContext(
+  bytes: Uint8Array,
+  limits: PdfLimits = pdfLimits,
+  skipInvalidObjects = false,
+): Promise<PDFContext> {
   const budget = new ParseBudget(bytes.length, limits);
   let context: PDFContext;
   try {
-    context = await new BudgetedPdfParser(bytes, budget).parseDocument();
+    context = await new BudgetedPdfParser(bytes, budget, skipInvalidObjects).parseDocument();
   } catch (error) {
     // The parser may wrap the budget's error in its own; the budget's is the one that explains.
     throw budget.tripped ?? error;

@@ -33,6 +33,8 @@ interface Pdfium {
  * shared by every request after it. Documents are opened and destroyed per request.
  */
 let instance: Promise<Pdfium> | undefined;
+/** The library of `instance` once it has loaded: what a document opened on it is checked against. */
+let current: PDFiumLibrary | undefined;
 
 function loadInstance(): Promise<Pdfium> {
   instance ??= (async () => {
@@ -45,6 +47,7 @@ function loadInstance(): Promise<Pdfium> {
         return loaded;
       },
     });
+    current = library;
     return { library, api: module as PdfiumApi };
   })().catch((error: unknown) => {
     instance = undefined;
@@ -67,5 +70,34 @@ export async function loadPdfiumApi(): Promise<PdfiumApi> {
  * instance instead.
  */
 export function discardPdfiumAfter(error: unknown): void {
-  if (error instanceof WebAssembly.RuntimeError) instance = undefined;
+  if (error instanceof WebAssembly.RuntimeError) {
+    instance = undefined;
+    current = undefined;
+  }
+}
+
+/**
+ * Whether `library` is still the instance requests are given. One that was discarded after a trap
+ * (another request's, in the local gateway where requests share it) is not called again: a
+ * document opened on it is opened afresh on the new instance.
+ */
+export function isCurrentPdfium(library: PDFiumLibrary): boolean {
+  return library === current;
+}
+
+/** Whether pdfium opens the file at all (no page is read): the reference for lenient parsing. */
+export async function pdfiumReads(bytes: Uint8Array): Promise<boolean> {
+  let library: PDFiumLibrary;
+  try {
+    library = await loadPdfium();
+  } catch {
+    return false;
+  }
+  try {
+    (await library.loadDocument(bytes)).destroy();
+    return true;
+  } catch (error) {
+    discardPdfiumAfter(error);
+    return false;
+  }
 }

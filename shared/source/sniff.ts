@@ -86,6 +86,16 @@ export function looksLikeSvg(head: Buffer): boolean {
   return start >= 0 && /^<(?:[A-Za-z_][\w.-]*:)?svg[\s/>]/.test(text.slice(start, start + 64));
 }
 
+/**
+ * PDF readers look for `%PDF-` within the first 1024 bytes (the PDF reference's implementation
+ * note), so a mail gateway's banner or a byte-order mark before it still makes a PDF.
+ */
+const pdfHeaderWindow = 1024;
+
+export function hasPdfHeader(head: Buffer): boolean {
+  return head.subarray(0, pdfHeaderWindow).includes('%PDF-');
+}
+
 async function readHead(path: string, bytes: number): Promise<Buffer> {
   const handle = await open(path, 'r');
   try {
@@ -102,5 +112,7 @@ export async function sniffFormat(path: string): Promise<SourceFormat | undefine
   const tokenizer = await fromFile(path);
   const type = await fileTypeFromTokenizer(tokenizer).finally(() => tokenizer.close());
   if (type && type.ext !== 'xml') return detected[type.ext];
-  return looksLikeSvg(await readHead(path, svgHeadBytes)) ? 'svg' : undefined;
+  const head = await readHead(path, svgHeadBytes);
+  if (looksLikeSvg(head)) return 'svg';
+  return hasPdfHeader(head) ? 'pdf' : undefined;
 }
