@@ -7,6 +7,7 @@ import { displayedSize } from '#shared/pdf/info.ts';
 import { openPdf } from '#shared/pdf/open.ts';
 import { savePdf } from '#shared/pdf/output.ts';
 import { dropUnreachable } from '#shared/pdf/prune.ts';
+import { removeActiveContent } from '#shared/pdf/sanitize.ts';
 
 export const compressionLevels = ['low', 'medium', 'high'] as const;
 export type CompressionLevel = (typeof compressionLevels)[number];
@@ -98,7 +99,8 @@ function deflatePlainStream(stream: PDFRawStream): PDFRawStream | undefined {
  * to the level's resolution at the largest size each is drawn at (found by PDFium; the largest
  * page when that is unknown) and to its JPEG quality, unfiltered streams are deflated,
  * unreachable objects are dropped, and the file is written with object streams. When the result is
- * not smaller than the source, the source's bytes are written unchanged.
+ * not smaller than the source, the source's bytes are written unchanged, unless active content had
+ * to be removed: then the cleaned document is written whatever its size.
  */
 export async function compressPdf(
   sourcePath: string,
@@ -109,6 +111,8 @@ export async function compressPdf(
   const source = await readFile(sourcePath);
   const { doc } = await openPdf(source);
   const { context } = doc;
+  // Before anything else, so that an active source is never the one kept below, however small.
+  const activeContent = removeActiveContent(doc);
   const { dpi, quality } = levelSettings[level];
   const longestSide = Math.max(
     ...doc.getPages().map((page) => {
@@ -146,7 +150,7 @@ export async function compressPdf(
   dropUnreachable(context);
 
   const output = await savePdf(doc);
-  if (output.length >= source.length) {
+  if (output.length >= source.length && activeContent === 0) {
     await copyFile(sourcePath, outputPath);
     return { originalBytes: source.length, outputBytes: source.length, imagesRecompressed, keptSource: true };
   }

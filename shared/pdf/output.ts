@@ -2,6 +2,7 @@ import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFPage, PDFString } 
 import { markPageLinks, resolvePageLinks } from '#shared/pdf/links.ts';
 import { dropUnreachable } from '#shared/pdf/prune.ts';
 import type { PageRange } from '#shared/pdf/ranges.ts';
+import { removeActiveContent } from '#shared/pdf/sanitize.ts';
 
 export const PDF_TYPE = 'application/pdf';
 
@@ -36,8 +37,10 @@ export function copyInfo(from: PDFDocument, to: PDFDocument): void {
 /**
  * Serialises with object streams: the smallest form pdf-lib writes. Form field appearances are left
  * as they are (pdf-lib would otherwise rebuild them, and add an empty form to every document).
+ * Every PDF the service writes passes here, so this is where active content is removed.
  */
 export function savePdf(doc: PDFDocument): Promise<Uint8Array> {
+  removeActiveContent(doc);
   return doc.save({ useObjectStreams: true, addDefaultPage: false, updateFieldAppearances: false });
 }
 
