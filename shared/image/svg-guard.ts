@@ -96,7 +96,7 @@ export function assertSelfContainedSvg(
 ): { filterPrimitives: number } {
   const parser = new SaxesParser();
   const scopes = new NamespaceScopes();
-  const references = new SvgReferences();
+  const references = new SvgReferences(svgLimits.maxElements, svgLimits.maxDepth);
   /** The `<filter>` being read: its id and depth, whose direct children are its primitives. */
   let filter: { id: string; depth: number } | undefined;
   let nestedPrimitives = 0;

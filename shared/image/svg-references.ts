@@ -22,34 +22,46 @@ export const maxFilterWork = 40;
 
 export class SvgReferences {
   /** For each element in document order: the index of its last descendant. */
-  readonly #ends: number[] = [];
-  /** For each element: the `#id` its `<use>` refers to, or undefined. */
-  readonly #uses: (string | undefined)[] = [];
-  /** For each element: the filter its attributes apply, or undefined. */
-  readonly #filters: (string | undefined)[] = [];
+  readonly #ends: Int32Array;
+  #count = 0;
+  /** The `#id` a `<use>` refers to, by element index. */
+  readonly #uses = new Map<number, string>();
+  /** The filter an element's attributes apply, by element index. */
+  readonly #filters = new Map<number, string>();
   readonly #ids = new Map<string, number>();
-  readonly #open: number[] = [];
+  /** Indexes of the open elements, innermost last. */
+  readonly #open: Int32Array;
+  #depth = 0;
   /** Primitives of each `<filter>` by id. */
   readonly primitives = new Map<string, number>();
   /** Filters that a style sheet applies. */
   readonly styledFilters = new Set<string>();
+
+  /** Room for the most elements and the deepest nesting the document may have (typed arrays: no per-element objects). */
+  constructor(maxElements: number, maxDepth: number) {
+    this.#ends = new Int32Array(maxElements + 1);
+    this.#open = new Int32Array(maxDepth + 1);
+  }
 
   /**
    * Records an opening element; `use` is the fragment a `<use>` element refers to, `filter` the
    * filter its attributes apply.
    */
   open(id: string | undefined, use: string | undefined, filter?: string): void {
-    const index = this.#ends.length;
-    this.#ends.push(index);
-    this.#uses.push(use);
-    this.#filters.push(filter);
+    const index = this.#count;
+    this.#count += 1;
+    this.#ends[index] = index;
+    if (use !== undefined) this.#uses.set(index, use);
+    if (filter !== undefined) this.#filters.set(index, filter);
     if (id !== undefined && !this.#ids.has(id)) this.#ids.set(id, index);
-    this.#open.push(index);
+    this.#open[this.#depth] = index;
+    this.#depth += 1;
   }
 
   close(): void {
-    const index = this.#open.pop();
-    if (index !== undefined) this.#ends[index] = this.#ends.length - 1;
+    if (this.#depth === 0) return;
+    this.#depth -= 1;
+    this.#ends[this.#open[this.#depth]!] = this.#count - 1;
   }
 
   /**
@@ -61,7 +73,7 @@ export class SvgReferences {
     let primitives = 0;
     const styled = [...this.styledFilters].reduce((sum, id) => sum + (this.primitives.get(id) ?? 0), 0);
     // Ranges of element indexes still to walk; a <use> pushes the range of the element it refers to.
-    const pending: [number, number][] = this.#ends.length > 0 ? [[0, this.#ends.length - 1]] : [];
+    const pending: [number, number][] = this.#count > 0 ? [[0, this.#count - 1]] : [];
     while (pending.length > 0) {
       const [from, to] = pending.pop()!;
       for (let index = from; index <= to; index += 1) {
@@ -72,9 +84,9 @@ export class SvgReferences {
             `The SVG draws more than ${maxDrawnElements} elements once its <use> references are expanded, the most accepted.`,
           );
         }
-        const filter = this.#filters[index];
+        const filter = this.#filters.get(index);
         primitives += styled + (filter === undefined ? 0 : (this.primitives.get(filter) ?? 0));
-        const target = this.#uses[index];
+        const target = this.#uses.get(index);
         const start = target === undefined ? undefined : this.#ids.get(target);
         if (start !== undefined) pending.push([start, this.#ends[start]!]);
       }
