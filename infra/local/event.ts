@@ -84,14 +84,14 @@ export function toProxyEvent(parts: EventParts): APIGatewayProxyEvent {
   };
 }
 
-export function lambdaContext(functionName: string, timeoutMs: number): Context {
+export function lambdaContext(functionName: string, timeoutMs: number, memoryMiB = 1024): Context {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
+    memoryLimitInMB: String(memoryMiB),
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES }
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { sizingFor } from '#infra/stack/sizing.ts';
 import { authorize } from '#shared/auth/authorize.ts';
 import { callerToContext } from '#shared/auth/caller.ts';
 import { type ApiKeyRecord, parseApiKeys } from '#shared/auth/keys.ts';
@@ -12,9 +13,11 @@ import { corsHeaders, JSON_TYPE, preflightHeaders } from '#shared/http/headers.t
 import { log } from '#shared/log.ts';
 import { routes } from '#shared/routes.ts';
 import { tiers } from '#shared/tiers.ts';
-import { lambdaContext, proxyHeaders, toProxyEvent } from './event.ts';
-import { loadHandler } from './handlers.ts';
-import { invokeHandler } from './invoke.ts';
+import { proxyHeaders, toProxyEvent } from './event.ts';
+import { answerForEndedInvocation } from './invocation-failure.ts';
+import type { InvokeResult } from './invoke.ts';
+import { type Invoker, inProcessInvoker, workerInvoker } from './invoker.ts';
+import type { PoolOptions } from './pool.ts';
 import { rateLimitHeaders, SlidingWindowLimiter } from './rate-limit.ts';
 import { createRouter } from './router.ts';
 
@@ -27,12 +30,24 @@ export interface GatewayOptions {
   /** `API_KEYS` syntax: `key:tier` or `key:enterprise:<rpm>`, comma-separated. */
   apiKeys?: string;
   proxySecret?: string;
+  /**
+   * `workers` (what `npm start` uses): each function in its own pool of worker processes with its
+   * Lambda memory size and timeout. `in-process`: the handlers in this process, unbounded, for
+   * tests that replace modules the handlers import.
+   */
+  isolation?: 'workers' | 'in-process';
+  workers?: PoolOptions;
 }
 
 export interface Gateway {
   url: string;
+  /** An asynchronous invocation (the local Lambda API's `Event` type), run as the gateway runs functions. */
+  invokeAsync(functionName: string, payload: unknown): void;
   close(): Promise<void>;
 }
+
+/** API Gateway gives up on a buffered (non-streamed) integration after 29 s. */
+const BUFFERED_INTEGRATION_TIMEOUT_MS = 29_000;
 
 /** One request as the gateway tracks it. */
 interface Call {
@@ -52,6 +67,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const limiter = new SlidingWindowLimiter();
   const sweeper = setInterval(() => limiter.sweep(), 60_000).unref();
   const match = createRouter(routes);
+  const invoker: Invoker =
+    options.isolation === 'workers' ? workerInvoker(options.workers) : inProcessInvoker;
 
   const server = createServer((request, response) => {
     const call: Call = {
@@ -95,7 +112,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       { headers: headers.headers, sourceIp },
       { lookupKey, proxySecret: options.proxySecret },
     );
-    const decision = limiter.take(caller.callerId, caller.requestsPerMinute);
+    // Rows marked quotaFree (the docs page, its assets, openapi.yaml) are served without being counted.
+    const decision = found.route.quotaFree
+      ? { ...limiter.peek(caller.callerId, caller.requestsPerMinute), allowed: true }
+      : limiter.take(caller.callerId, caller.requestsPerMinute);
     call.limitHeaders = rateLimitHeaders(caller.tier, decision);
     if (!decision.allowed) {
       const message = `Over ${decision.limit} requests per minute for the ${caller.tier} tier; retry in ${decision.resetSeconds} s.`;
@@ -115,9 +135,30 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       sourceIp,
       authorizer: { principalId: caller.callerId, ...callerToContext(caller) },
     });
-    const { handler } = await loadHandler(found.route.function);
-    const timeoutMs = found.route.kind === 'file' ? 900_000 : 29_000;
-    const result = await invokeHandler(handler, event, lambdaContext(found.route.function, timeoutMs));
+    const functionName = found.route.function;
+    const { timeoutSeconds } = sizingFor(found.route);
+    const timeoutMs =
+      found.route.kind === 'file'
+        ? timeoutSeconds * 1000
+        : Math.min(timeoutSeconds * 1000, BUFFERED_INTEGRATION_TIMEOUT_MS);
+    // The caller leaving stops the work, as it would be wasted.
+    const gone = new AbortController();
+    response.once('close', () => {
+      if (!response.writableFinished) gone.abort();
+    });
+    let result: InvokeResult;
+    try {
+      result = await invoker.invoke(functionName, event, { timeoutMs, signal: gone.signal });
+    } catch (error) {
+      const answer = answerForEndedInvocation(error, { requestId, functionName });
+      if (answer) return refuse(response, call, answer);
+      if (gone.signal.aborted || (error as { name?: string }).name === 'InvocationEnded') {
+        response.destroy();
+        return;
+      }
+      throw error;
+    }
+    result.done.catch((error: unknown) => answerForEndedInvocation(error, { requestId, functionName }));
     if (Buffer.isBuffer(result.body)) {
       response.writeHead(result.statusCode, {
         ...call.limitHeaders,
@@ -152,17 +193,27 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
   server.on('clientError', answerMalformedRequest);
 
-  await new Promise<void>((resolve) =>
-    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', resolve),
-  );
+  // A busy port or a wrong host is the caller's to report (npm start names it in one line).
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (error: unknown) => {
+    clearInterval(sweeper);
+    await invoker.close();
+    throw error;
+  });
   const { address, port } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}`,
+    invokeAsync: (functionName, payload) => invoker.invokeAsync(functionName, payload),
     close: async () => {
       clearInterval(sweeper);
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([invoker.close(), new Promise<void>((resolve) => server.close(() => resolve()))]);
     },
   };
 }

@@ -1,0 +1,201 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { FrameReader, FrameType } from './frames.ts';
+import type { InvokeResult } from './invoke.ts';
+import type { Invocation } from './worker.ts';
+
+const workerFile = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+/** Why a worker's invocation ended without an answer. */
+export type Ending = 'timeout' | 'memory' | 'crash' | 'aborted' | 'shutdown' | 'idle';
+
+/** An invocation that ended without an answer; `headSent` tells whether part of one went out. */
+export class InvocationEnded extends Error {
+  readonly ending: Ending;
+  readonly headSent: boolean;
+
+  constructor(ending: Ending, headSent: boolean, detail = '') {
+    super(`invocation ended: ${ending}${detail ? ` (${detail})` : ''}`);
+    this.name = 'InvocationEnded';
+    this.ending = ending;
+    this.headSent = headSent;
+  }
+}
+
+interface Running {
+  resolve(result: InvokeResult): void;
+  reject(error: unknown): void;
+  settleDone(error?: unknown): void;
+  headSent: boolean;
+  /** A buffered answer's body, collected until `end`. */
+  chunks?: Buffer[];
+  head?: { statusCode: number; headers: Record<string, string | string[]> };
+  body?: PassThrough;
+}
+
+/**
+ * One worker process of a function: started with the function's memory size as its heap limit,
+ * running one invocation at a time. The pool decides when to end it; `kill` records why, so the
+ * waiting call is answered for that reason.
+ */
+export class WorkerProcess {
+  readonly functionName: string;
+  readonly memoryMiB: number;
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+  lastUsed = Date.now();
+  #answers: Readable;
+  #reader = new FrameReader();
+  #running: Running | undefined;
+  #ending: Ending | undefined;
+  #onIdle: () => void = () => {};
+
+  constructor(functionName: string, memoryMiB: number, onExit: (worker: WorkerProcess) => void) {
+    this.functionName = functionName;
+    this.memoryMiB = memoryMiB;
+    // The heap gets most of the function's memory; the pool's watch of the whole process tree
+    // (native buffers, libvips, ffmpeg) enforces the rest.
+    const heapMiB = Math.max(64, Math.floor(memoryMiB * 0.85));
+    this.child = spawn(
+      process.execPath,
+      [
+        '--disable-warning=ExperimentalWarning',
+        `--max-old-space-size=${heapMiB}`,
+        workerFile,
+        functionName,
+        String(memoryMiB),
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'ipc'], serialization: 'advanced', env: process.env },
+    );
+    this.#answers = this.child.stdio[3] as Readable;
+    this.#answers.on('data', (chunk: Buffer) =>
+      this.#reader.push(chunk, (type, payload) => this.#frame(type, payload)),
+    );
+    this.#answers.on('error', () => {}); // the exit below reports it
+    this.child.on('error', () => {}); // a failed spawn exits too
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        const ending = this.#ending ?? (signal === 'SIGABRT' || code === 134 ? 'memory' : 'crash');
+        this.#fail(new InvocationEnded(ending, this.#running?.headSent ?? false, `exit ${code ?? signal}`));
+        onExit(this);
+        resolve();
+      });
+    });
+  }
+
+  get busy(): boolean {
+    return this.#running !== undefined;
+  }
+
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null && this.#ending === undefined;
+  }
+
+  /** Runs one invocation; `onIdle` is called once the worker can take the next. */
+  run(invocation: Invocation, onIdle: () => void): Promise<InvokeResult> {
+    this.lastUsed = Date.now();
+    this.#onIdle = onIdle;
+    return new Promise<InvokeResult>((resolve, reject) => {
+      let settleDone: (error?: unknown) => void = () => {};
+      const done = new Promise<void>((resolveDone, rejectDone) => {
+        settleDone = (error) => (error ? rejectDone(error) : resolveDone());
+      });
+      done.catch(() => {}); // observed by the caller when it matters
+      this.#running = {
+        resolve: (result) => resolve({ ...result, done }),
+        reject,
+        settleDone,
+        headSent: false,
+      };
+      if (!this.alive) {
+        this.#fail(new InvocationEnded(this.#ending ?? 'crash', false, 'worker already gone'));
+        return;
+      }
+      this.child.send(invocation, (error) => {
+        if (!error) return;
+        this.#fail(new InvocationEnded('crash', false, 'could not send the invocation'));
+        this.kill('crash');
+      });
+    });
+  }
+
+  /** Ends the process at once (SIGKILL: a spinning handler never sees a gentler signal). */
+  kill(ending: Ending): void {
+    this.#ending ??= ending;
+    this.child.kill('SIGKILL');
+  }
+
+  /** Resident memory of the worker and every process it started (ffmpeg, ffprobe), in bytes. */
+  treeRssBytes(): number {
+    let total = 0;
+    const pending = [this.child.pid];
+    while (pending.length > 0) {
+      const pid = pending.pop();
+      if (pid === undefined) continue;
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        total += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+        for (const task of readdirSync(`/proc/${pid}/task`)) {
+          const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
+          for (const child of children.split(' ')) if (child.trim()) pending.push(Number(child));
+        }
+      } catch {
+        // gone meanwhile, or no /proc on this system: nothing to count
+      }
+    }
+    return total;
+  }
+
+  #frame(type: FrameType, payload: Buffer): void {
+    const running = this.#running;
+    if (!running) return;
+    if (type === FrameType.head) {
+      const head = JSON.parse(payload.toString('utf8')) as Running['head'] & { buffered: boolean };
+      running.head = head;
+      if (head.buffered) {
+        running.chunks = [];
+        return;
+      }
+      running.headSent = true;
+      running.body = new PassThrough();
+      running.resolve({ ...head, body: running.body, done: Promise.resolve() });
+    } else if (type === FrameType.data) {
+      if (running.chunks) running.chunks.push(payload);
+      else if (running.body && !running.body.write(payload)) {
+        this.#answers.pause();
+        running.body.once('drain', () => this.#answers.resume());
+      }
+    } else if (type === FrameType.end) {
+      if (running.chunks && running.head) {
+        running.resolve({ ...running.head, body: Buffer.concat(running.chunks), done: Promise.resolve() });
+      }
+      running.body?.end();
+      running.settleDone();
+      this.#finish();
+    } else if (type === FrameType.fail) {
+      const { message } = JSON.parse(payload.toString('utf8')) as { message: string };
+      const error = Object.assign(new Error(message.split('\n')[0]), { stack: message });
+      this.#fail(error);
+      this.#finish();
+    }
+  }
+
+  /** Answers the running invocation with an error: a rejection before the head, a cut body after. */
+  #fail(error: Error): void {
+    const running = this.#running;
+    if (!running) return;
+    if (running.headSent) running.body?.destroy(error);
+    else running.reject(error);
+    running.settleDone(error);
+    this.#running = undefined;
+  }
+
+  #finish(): void {
+    this.#running = undefined;
+    this.lastUsed = Date.now();
+    if (this.alive) this.#onIdle();
+  }
+}

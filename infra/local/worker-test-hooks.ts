@@ -1,0 +1,33 @@
+/**
+ * Misbehaviour on demand, for the tests of the worker pool only: with LOCAL_WORKER_TEST_HOOKS=1 in
+ * the gateway's environment, an invocation whose request carries `x-test-hook` spins the CPU
+ * forever (`spin`), fills the JavaScript heap (`heap`) or fills memory outside the heap (`memory`)
+ * before its handler runs. Without the variable the header means nothing.
+ */
+const enabled = process.env.LOCAL_WORKER_TEST_HOOKS === '1';
+
+/** Never more than this, whatever the pool's memory watch does: the test must not take the machine. */
+const OUTSIDE_HEAP_CAP = 1024 * 1024 * 1024;
+
+export async function runTestHook(event: unknown): Promise<void> {
+  if (!enabled) return;
+  const headers = (event as { headers?: Record<string, string> } | undefined)?.headers;
+  const hook = headers?.['x-test-hook'];
+  if (hook === 'spin') {
+    for (;;) {
+      // blocks the event loop, as a runaway regular expression or codec would
+    }
+  }
+  if (hook === 'heap') {
+    const held: string[][] = [];
+    for (;;) held.push(Array.from({ length: 100_000 }, (_value, index) => `${index}-${held.length}`));
+  }
+  if (hook === 'memory') {
+    const held: Buffer[] = [];
+    for (let total = 0; total < OUTSIDE_HEAP_CAP; total += 16 * 1024 * 1024) {
+      held.push(Buffer.alloc(16 * 1024 * 1024, 1));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await new Promise(() => {}); // holds it until the pool ends the process
+  }
+}

@@ -1,0 +1,69 @@
+import './install-awslambda.ts';
+import { once } from 'node:events';
+import { Socket } from 'node:net';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { lambdaContext } from './event.ts';
+import { FrameType, frameHeader } from './frames.ts';
+import { loadHandler } from './handlers.ts';
+import { invokeHandler } from './invoke.ts';
+import { runTestHook } from './worker-test-hooks.ts';
+
+/**
+ * One execution environment of a function, as a process of its own: it loads only its handler and
+ * runs one invocation at a time, as the gateway's worker pool sends them over the IPC channel. The
+ * answer goes back over file descriptor 3 as frames (frames.ts), so a streamed file passes through
+ * chunk by chunk with the pipe's backpressure.
+ */
+export interface Invocation {
+  event: APIGatewayProxyEvent | unknown;
+  timeoutMs: number;
+}
+
+const functionName = process.argv[2] ?? '';
+const memoryMiB = Number(process.argv[3] ?? 1024);
+const answers = new Socket({ fd: 3, readable: false, writable: true });
+const loading = loadHandler(functionName);
+
+function send(type: FrameType, payload: Buffer = Buffer.alloc(0)): boolean {
+  answers.write(frameHeader(type, payload.length));
+  return payload.length === 0 || answers.write(payload);
+}
+
+async function run({ event, timeoutMs }: Invocation): Promise<void> {
+  try {
+    const { handler } = await loading;
+    await runTestHook(event);
+    const context = lambdaContext(functionName, timeoutMs, memoryMiB);
+    const result = await invokeHandler(handler, event as APIGatewayProxyEvent, context);
+    const buffered = Buffer.isBuffer(result.body);
+    const head = { statusCode: result.statusCode, headers: result.headers, buffered };
+    send(FrameType.head, Buffer.from(JSON.stringify(head)));
+    if (Buffer.isBuffer(result.body)) {
+      send(FrameType.data, result.body);
+    } else {
+      for await (const chunk of result.body) {
+        if (!send(FrameType.data, Buffer.from(chunk as Uint8Array))) await once(answers, 'drain');
+      }
+    }
+    await result.done;
+    send(FrameType.end);
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    send(FrameType.fail, Buffer.from(JSON.stringify({ message })));
+  }
+}
+
+// A module that fails to load (bad configuration, a missing native library) ends the process, as
+// a failed init ends a Lambda execution environment; the pool answers the waiting call.
+loading.catch((error: unknown) => {
+  process.stderr.write(
+    `${functionName}: init failed: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
+  process.exit(1);
+});
+
+process.on('message', (message: Invocation) => {
+  void run(message);
+});
+// The gateway gone means nobody will ever send work again.
+process.on('disconnect', () => process.exit(0));
