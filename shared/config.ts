@@ -10,6 +10,8 @@ const envSchema = z.object({
   SOURCE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
+  /** Set by Lambda (and the local gateway) to the function's memory size; sizes ffmpeg's memory limit. */
+  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.coerce.number().int().positive().optional(),
   SERVICE_VERSION: z.string().min(1).default('0.1.0'),
   LOG_LEVEL: z.enum(['silent', 'error', 'info', 'debug']).default('info'),
   /** Async jobs: the bucket for job records and results, and where S3 and Lambda are reached. */

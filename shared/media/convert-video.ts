@@ -1,4 +1,5 @@
 import { demuxerOf, faststartFormats, muxerOf, type VideoOutputFormat } from '#shared/media/formats.ts';
+import { boundedOutputSize } from '#shared/media/frame-bounds.ts';
 import { convertMedia, type MediaContext, type MediaFile, type MediaInput } from '#shared/media/job.ts';
 import { requireStream } from '#shared/media/limits.ts';
 import { encoderThreads, trimmedSeconds, trimOptions } from '#shared/media/options.ts';
@@ -153,7 +154,9 @@ export function planVideo(
   const audio = options.mute ? undefined : firstStream(info, 'audio');
   const target = targets[options.outputFormat];
   const shown = displaySize(video);
-  const size = shown ? fitDimensions(shown, options.width, options.height) : undefined;
+  const size = shown
+    ? boundedOutputSize(fitDimensions(shown, options.width, options.height), options)
+    : undefined;
   // Frames reach the filters already turned upright (ffmpeg's autorotate).
   const turned = video.rotation === 90 || video.rotation === 270;
   const frame = turned

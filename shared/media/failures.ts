@@ -1,4 +1,5 @@
 import { HttpError } from '#shared/http/errors.ts';
+import { limitError } from '#shared/media/limit-errors.ts';
 import { formatSeconds } from '#shared/media/limits.ts';
 import { MediaTimeoutError, MediaToolError } from '#shared/media/run.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
@@ -73,6 +74,8 @@ export function publicMediaError(error: unknown, stage: MediaStage): never {
       { cause: error },
     );
   }
+  const overLimit = limitError(error, stage);
+  if (overLimit) throw overLimit;
   if (error.outcome !== 'refused') throw error;
   if (error.tool === 'ffprobe' && fileMissing.test(error.message)) throw error;
   try {

@@ -1,4 +1,5 @@
 import { HttpError } from '#shared/http/errors.ts';
+import { assertSourceFrames } from '#shared/media/frame-bounds.ts';
 import type { MediaInfo, StreamInfo } from '#shared/media/probe.ts';
 import { firstStream } from '#shared/media/probe.ts';
 import { type TierName, tiers, tierThatLifts } from '#shared/tiers.ts';
@@ -24,9 +25,13 @@ export function assertDurationWithinTier(info: MediaInfo, tier: TierName, maxSec
   );
 }
 
-/** The first stream of the kind an operation needs, or 400 no_audio_stream / no_video_stream. */
+/**
+ * The first stream of the kind an operation needs, or 400 no_audio_stream / no_video_stream. Work
+ * that needs video decodes frames, so their size is checked here, before it starts.
+ */
 export function requireStream(info: MediaInfo, type: 'audio' | 'video'): StreamInfo {
   const stream = firstStream(info, type);
+  if (stream && type === 'video') assertSourceFrames(info);
   if (stream) return stream;
   if (!info.streams.some((entry) => entry.type === 'audio' || entry.type === 'video')) {
     throw new HttpError(

@@ -1,6 +1,14 @@
-import { type ChildProcess, type ExecFileException, execFile } from 'node:child_process';
-import ffmpeg from 'fluent-ffmpeg';
+import { type ExecFileException, execFile, spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
+import {
+  describeBytes,
+  limitedCommand,
+  type ProcessLimits,
+  processLimits,
+  shellExecFailures,
+} from '#shared/media/process-limits.ts';
 
 /**
  * The only module that starts ffmpeg or ffprobe. Everything else describes a job in plain data
@@ -8,19 +16,10 @@ import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
  * converters or the handlers.
  *
  * Every run is confined: the input is read through the `file` protocol only and with the one
- * demuxer the caller names, and a deadline or an abort kills the process with SIGKILL; the promise
- * settles only after the process has exited, so nothing outlives the request.
+ * demuxer the caller names, no decoder accepts a frame over 8192 × 8192 pixels, the process runs
+ * under memory and CPU-time limits (process-limits.ts), and a deadline or an abort kills it with
+ * SIGKILL; the promise settles only after the process has exited, so nothing outlives the request.
  */
-
-/**
- * fluent-ffmpeg looks for named presets next to its own source, through `__dirname`, which an ES
- * module bundle does not have. No preset is ever used here, so every command names a folder that is
- * never read.
- */
-const commandOptions = { presets: 'unused-presets', stdoutLines: 40 } as const;
-
-// Once per container: fluent-ffmpeg keeps the paths for every later command.
-ffmpeg(commandOptions).setFfmpegPath(ffmpegPath).setFfprobePath(ffprobePath);
 
 export interface FfmpegJob {
   /** A local file; it is opened as `file:<path>`, never as a URL. */
@@ -40,6 +39,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Percent done, 0–100, at most about twice a second as ffmpeg reports. */
   onProgress?: (percent: number) => void;
+  /** The kernel's limits for the process; by default sized from the function and `timeoutMs`. */
+  limits?: ProcessLimits;
 }
 
 export type MediaTool = 'ffmpeg' | 'ffprobe';
@@ -48,6 +49,9 @@ export type MediaTool = 'ffmpeg' | 'ffprobe';
  * How a run that did not succeed ended, as the process showed it (not as its log words it):
  * - `refused`: the tool ran to its end and exited non-zero: it read what it was given and said no;
  * - `report-too-large`: ffprobe's report passed the size that is read, and it was stopped for it;
+ * - `over-memory-limit`: an allocation failed at the process's memory limit;
+ * - `over-cpu-limit`: the process used up its CPU time (SIGXCPU);
+ * - `over-frame-limit`: a decoder met a frame over `maxDecodedPixels` (its size changed mid-stream);
  * - `not-started`: the binary could not be run (ENOENT, EACCES, …);
  * - `killed`: a signal this code did not send ended it (the kernel's out-of-memory killer, …);
  * - `unreadable-report`: ffprobe exited 0 but printed no JSON.
@@ -55,6 +59,9 @@ export type MediaTool = 'ffmpeg' | 'ffprobe';
 export type MediaToolOutcome =
   | 'refused'
   | 'report-too-large'
+  | 'over-memory-limit'
+  | 'over-cpu-limit'
+  | 'over-frame-limit'
   | 'not-started'
   | 'killed'
   | 'unreadable-report';
@@ -63,11 +70,19 @@ export type MediaToolOutcome =
 export class MediaToolError extends Error {
   readonly tool: MediaTool;
   readonly outcome: MediaToolOutcome;
-  constructor(tool: MediaTool, outcome: MediaToolOutcome, detail: string, options?: { cause?: unknown }) {
+  /** The limits the process ran under, to name the one it reached. */
+  readonly limits: ProcessLimits | undefined;
+  constructor(
+    tool: MediaTool,
+    outcome: MediaToolOutcome,
+    detail: string,
+    options?: { cause?: unknown; limits?: ProcessLimits },
+  ) {
     super(`${tool} failed: ${detail}`, options);
     this.name = 'MediaToolError';
     this.tool = tool;
     this.outcome = outcome;
+    this.limits = options?.limits;
   }
 }
 
@@ -81,15 +96,21 @@ export class MediaTimeoutError extends Error {
   }
 }
 
+/** The largest frame any decoder accepts, in pixels (8192 × 8192); see frame-bounds.ts. */
+export const maxDecodedPixels = 8192 * 8192;
+
 /**
- * Reads only local files, whatever a container may reference. A list of demuxers lets the tool's
- * own probe pick among them (and no other), for a file the byte sniffer could not name.
+ * Reads only local files, whatever a container may reference, with the one demuxer named (or, for
+ * a list, only a demuxer of the list), and refuses any frame larger than the bound before a decoder
+ * allocates it, even one whose size changes in the middle of a stream.
  */
 const confinedInput = (demuxer: string | readonly string[]) => [
   '-nostdin',
   '-protocol_whitelist',
   'file',
   ...(typeof demuxer === 'string' ? ['-f', demuxer] : ['-format_whitelist', demuxer.join(',')]),
+  '-max_pixels',
+  String(maxDecodedPixels),
 ];
 
 const lastLines = (text: string, count = 8) =>
@@ -107,14 +128,69 @@ function statsSeconds(line: string): number | undefined {
   return Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]);
 }
 
+/** An allocation refused at the data limit, as ffmpeg's libraries word it (ENOMEM). */
+const outOfMemory = /Cannot allocate memory|Out of memory|failed to allocate|malloc of size \d+ failed/i;
+
+/** A decoder's refusal of a frame over `-max_pixels`. */
+const overFramePixels = /exceeds specified max pixel count/;
+
 /**
- * How a failed ffmpeg process ended. Node sets these before it emits the end, so they are read
- * the same whatever order the listeners run in; a spawn that failed has a negative exit code.
+ * How a failed process ended, from its exit code or signal and, for memory, its log:
+ * 126/127 come from the limiting shell when the binary could not be run; ffmpeg exits 255 when a
+ * signal stopped it, and the only one it can get here that is not ours is SIGXCPU.
  */
-function outcomeOf(child: ChildProcess | undefined): MediaToolOutcome {
-  if (child?.signalCode) return 'killed';
-  if (child?.exitCode && child.exitCode > 0) return 'refused';
-  return 'not-started';
+function outcomeOf(
+  code: number | null,
+  signal: string | null,
+  log: string,
+  tool: MediaTool,
+): MediaToolOutcome {
+  if (signal === 'SIGXCPU') return 'over-cpu-limit';
+  if (signal) return 'killed';
+  if (code !== null && shellExecFailures.has(code)) return 'not-started';
+  if (tool === 'ffmpeg' && code === 255) return 'over-cpu-limit';
+  if (outOfMemory.test(log)) return 'over-memory-limit';
+  if (overFramePixels.test(log)) return 'over-frame-limit';
+  return 'refused';
+}
+
+function describeOutcome(outcome: MediaToolOutcome, code: number | null, log: string, limits: ProcessLimits) {
+  if (outcome === 'not-started' && code !== null) return `${shellExecFailures.get(code)}: ${lastLines(log)}`;
+  if (outcome === 'over-cpu-limit') return `CPU time limit of ${limits.cpuSeconds} s reached`;
+  if (outcome === 'over-memory-limit') {
+    return `memory limit of ${describeBytes(limits.dataBytes)} reached: ${lastLines(log)}`;
+  }
+  return lastLines(log) || `exit code ${code}`;
+}
+
+/**
+ * A binary named by path must exist and be executable: checked here so that a missing or broken
+ * install is told apart (ENOENT, EACCES) before the limiting shell runs it.
+ */
+async function assertRunnable(tool: MediaTool, binary: string): Promise<void> {
+  if (!binary.includes('/')) return;
+  await access(binary, constants.X_OK).catch((error: NodeJS.ErrnoException) => {
+    throw new MediaToolError(tool, 'not-started', `${error.code ?? 'unknown'}: ${binary}`, { cause: error });
+  });
+}
+
+/** The most of ffmpeg's log that is kept: its last lines are what the native-error table reads. */
+const maxLogChars = 64 * 1024;
+
+/** The command line of one job, in ffmpeg's order: input options, input, output options, output. */
+export function ffmpegArguments(job: FfmpegJob): string[] {
+  return [
+    ...confinedInput(job.demuxer),
+    ...(job.inputOptions ?? []),
+    '-i',
+    `file:${job.input}`,
+    '-y',
+    '-v',
+    'error',
+    '-stats',
+    ...job.outputOptions,
+    job.output,
+  ];
 }
 
 /** What a finished run reports: the last time mark of its stats, the seconds of media it wrote. */
@@ -123,36 +199,51 @@ export interface FfmpegRun {
 }
 
 /** Runs one ffmpeg job to completion, or kills it at the deadline or on abort. */
-export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<FfmpegRun> {
+export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<FfmpegRun> {
   const { signal, timeoutMs, onProgress } = options;
-  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (signal?.aborted) throw signal.reason;
+  await assertRunnable('ffmpeg', ffmpegPath);
+  if (signal?.aborted) throw signal.reason;
+  const limits = options.limits ?? processLimits(timeoutMs);
+  const command = limitedCommand(ffmpegPath, ffmpegArguments(job), limits);
   return new Promise<FfmpegRun>((resolve, reject) => {
-    const command = ffmpeg(commandOptions)
-      .input(`file:${job.input}`)
-      .inputOptions([...confinedInput(job.demuxer), ...(job.inputOptions ?? [])])
-      .output(job.output)
-      .outputOptions(['-v', 'error', '-stats', ...job.outputOptions]);
-    // The binaries are ours and known; fluent-ffmpeg would otherwise list formats and encoders by
-    // spawning ffmpeg, unconfined and with no time limit, before the first job of each container.
-    // No codec is named through its API, so the encoder list it reads would change nothing.
-    const internals = command as unknown as {
-      _checkCapabilities: (done: (error?: Error) => void) => void;
-      availableEncoders: (done: (error: Error | null, encoders: object) => void) => void;
-    };
-    internals._checkCapabilities = (done) => done();
-    internals.availableEncoders = (done) => done(null, {});
-
+    const child = spawn(command.file, command.args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      windowsHide: true,
+    });
     let stopped: 'timeout' | 'abort' | undefined;
     const stop = (why: 'timeout' | 'abort') => {
       stopped ??= why;
-      // Before the spawn there is no process yet; 'start' below kills it as soon as it exists.
-      if ((command as unknown as { ffmpegProc?: unknown }).ffmpegProc) command.kill('SIGKILL');
+      child.kill('SIGKILL');
     };
     const timer = setTimeout(() => stop('timeout'), timeoutMs);
     const onAbort = () => stop('abort');
     signal?.addEventListener('abort', onAbort, { once: true });
+
+    let log = '';
+    let partial = '';
     let seconds: number | undefined;
+    const expected = job.expectedSeconds ?? 0;
+    const readStats = (line: string) => {
+      const done = statsSeconds(line);
+      if (done === undefined) return;
+      seconds = done;
+      if (onProgress && expected > 0) onProgress(Math.max(0, Math.min(100, (done / expected) * 100)));
+    };
+    child.stderr.setEncoding('utf8');
+    // Progress is read from ffmpeg's own stats lines (`-stats`, every half second, ended by \r).
+    child.stderr.on('data', (chunk: string) => {
+      log = (log + chunk).slice(-maxLogChars);
+      const lines = (partial + chunk).split(/\r\n|\r|\n/);
+      partial = lines.pop() ?? '';
+      for (const line of lines) readStats(line);
+    });
+
+    let settled = false;
     const finish = (error?: Error) => {
+      if (settled) return;
+      readStats(partial);
+      settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (stopped === 'timeout') reject(new MediaTimeoutError(timeoutMs));
@@ -160,43 +251,19 @@ export function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<FfmpegRu
       else if (error) reject(error);
       else resolve({ seconds });
     };
-
-    // fluent-ffmpeg forgets its process before reporting the end; kept here to read how it ended.
-    let child: ChildProcess | undefined;
-    command.on('start', () => {
-      child = (command as unknown as { ffmpegProc?: ChildProcess }).ffmpegProc;
-      // When the spawn fails (ENOENT, EACCES, EMFILE, …) fluent-ffmpeg's own listener reads log
-      // buffers that do not exist yet and throws, which would end the whole process and leave this
-      // promise pending; the failure is reported here instead.
-      child?.removeAllListeners('error');
-      child?.on('error', (error) => {
-        finish(new MediaToolError('ffmpeg', 'not-started', error.message, { cause: error }));
-      });
-      if (stopped) command.kill('SIGKILL');
+    // The shell itself could not be started (EMFILE, EAGAIN, …).
+    child.on('error', (error) => {
+      finish(new MediaToolError('ffmpeg', 'not-started', error.message, { cause: error, limits }));
     });
-    // Progress is read from ffmpeg's own stats lines (`-stats`, every half second). fluent-ffmpeg's
-    // 'progress' event is not used: listening to it makes fluent-ffmpeg start its own ffprobe on
-    // the input, without the protocol whitelist, the forced demuxer or a deadline.
-    const expected = job.expectedSeconds ?? 0;
-    command.on('stderr', (line: string) => {
-      const done = statsSeconds(line);
-      if (done === undefined) return;
-      seconds = done;
-      if (onProgress && expected > 0) onProgress(Math.max(0, Math.min(100, (done / expected) * 100)));
+    // 'close' comes after the process has exited and its pipes have closed.
+    child.on('close', (code, killedBy) => {
+      if (code === 0) {
+        if (!stopped) onProgress?.(100);
+        return finish();
+      }
+      const outcome = outcomeOf(code, killedBy, log, 'ffmpeg');
+      finish(new MediaToolError('ffmpeg', outcome, describeOutcome(outcome, code, log, limits), { limits }));
     });
-    // 'end' and 'error' come after the process has exited and its pipes have closed.
-    command.on('end', () => {
-      if (!stopped) onProgress?.(100);
-      finish();
-    });
-    command.on('error', (error: Error, _stdout: string | null, stderr: string | null) => {
-      finish(
-        new MediaToolError('ffmpeg', outcomeOf(child), lastLines(stderr ?? '') || error.message, {
-          cause: error,
-        }),
-      );
-    });
-    command.run();
   });
 }
 
@@ -210,7 +277,12 @@ export interface RawProbe {
 const maxReportBytes = 8 * 1024 * 1024;
 
 /** execFile's error, told apart by what happened to the process. */
-function ffprobeFailure(error: ExecFileException, stderr: string, timeoutMs: number): Error {
+function ffprobeFailure(
+  error: ExecFileException,
+  stderr: string,
+  timeoutMs: number,
+  limits: ProcessLimits,
+): Error {
   // execFile kills the process itself when the report overflows, so this comes before `killed`.
   if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
     return new MediaToolError('ffprobe', 'report-too-large', `report over ${maxReportBytes} bytes`, {
@@ -218,9 +290,13 @@ function ffprobeFailure(error: ExecFileException, stderr: string, timeoutMs: num
     });
   }
   if (error.killed) return new MediaTimeoutError(timeoutMs);
-  const outcome: MediaToolOutcome =
-    typeof error.code === 'number' ? 'refused' : error.signal ? 'killed' : 'not-started';
-  return new MediaToolError('ffprobe', outcome, lastLines(stderr) || error.message, { cause: error });
+  const code = typeof error.code === 'number' ? error.code : null;
+  if (code === null && !error.signal) {
+    return new MediaToolError('ffprobe', 'not-started', error.message, { cause: error, limits });
+  }
+  const outcome = outcomeOf(code, error.signal ?? null, stderr, 'ffprobe');
+  const detail = describeOutcome(outcome, code, stderr, limits) || error.message;
+  return new MediaToolError('ffprobe', outcome, detail, { cause: error, limits });
 }
 
 export interface ProbeRunOptions extends Omit<RunOptions, 'onProgress'> {
@@ -232,13 +308,16 @@ export interface ProbeRunOptions extends Omit<RunOptions, 'onProgress'> {
  * Runs ffprobe on a local file with a forced demuxer (or ffprobe's pick among a list of them),
  * killed at the deadline or on abort.
  */
-export function runFfprobe(
+export async function runFfprobe(
   path: string,
   demuxer: string | readonly string[],
   options: ProbeRunOptions,
 ): Promise<RawProbe> {
   const { signal, timeoutMs } = options;
-  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (signal?.aborted) throw signal.reason;
+  await assertRunnable('ffprobe', ffprobePath);
+  if (signal?.aborted) throw signal.reason;
+  const limits = options.limits ?? processLimits(timeoutMs);
   const args = [
     '-v',
     'error',
@@ -248,15 +327,16 @@ export function runFfprobe(
     ...(options.report ?? ['-show_format', '-show_streams']),
     `file:${path}`,
   ];
+  const command = limitedCommand(ffprobePath, args, limits);
   return new Promise<RawProbe>((resolve, reject) => {
     // execFile calls back once the process has exited and its pipes have closed.
     execFile(
-      ffprobePath,
-      args,
+      command.file,
+      command.args,
       { timeout: timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: maxReportBytes, windowsHide: true },
       (error, stdout, stderr) => {
         if (signal?.aborted) return reject(signal.reason);
-        if (error) return reject(ffprobeFailure(error, stderr, timeoutMs));
+        if (error) return reject(ffprobeFailure(error, stderr, timeoutMs, limits));
         try {
           resolve(JSON.parse(stdout) as RawProbe);
         } catch (cause) {

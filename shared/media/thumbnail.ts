@@ -1,4 +1,5 @@
 import { contentTypeOf, demuxerOf, type ImageOutputFormat } from '#shared/media/formats.ts';
+import { assertThumbnailWidth } from '#shared/media/frame-bounds.ts';
 import {
   inspectMedia,
   type MediaContext,
@@ -39,6 +40,7 @@ export function planThumbnail(
   output: string,
 ): FfmpegJob {
   const video = requireStream(info, 'video');
+  assertThumbnailWidth(video, options.width);
   const at = captureTime(info, options.at);
   return {
     input: input.path,
