@@ -1,8 +1,9 @@
 /**
  * Misbehaviour on demand, for the tests of the worker pool only: with LOCAL_WORKER_TEST_HOOKS=1 in
  * the gateway's environment, an invocation whose request carries `x-test-hook` spins the CPU
- * forever (`spin`), fills the JavaScript heap (`heap`) or fills memory outside the heap (`memory`)
- * before its handler runs. Without the variable the header means nothing.
+ * forever (`spin`), blocks without using it (`block`: a handler stuck in a synchronous call),
+ * fills the JavaScript heap (`heap`) or fills memory outside the heap (`memory`) before its
+ * handler runs. Without the variable the header means nothing.
  */
 const enabled = process.env.LOCAL_WORKER_TEST_HOOKS === '1';
 
@@ -18,6 +19,7 @@ export async function runTestHook(event: unknown): Promise<void> {
       // blocks the event loop, as a runaway regular expression or codec would
     }
   }
+  if (hook === 'block') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
   if (hook === 'heap') {
     const held: string[][] = [];
     for (;;) held.push(Array.from({ length: 100_000 }, (_value, index) => `${index}-${held.length}`));
