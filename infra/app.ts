@@ -38,6 +38,10 @@ new FileConversionStack(app, stackName, {
   stageName: context('stageName'),
   proxySecretParameterName: context('proxySecretParameter'),
   freeTierClients: context('freeTierClients') ? Number(context('freeTierClients')) : undefined,
+  alarmEmail: context('alarmEmail'),
+  monthlyBudgetUsd: context('monthlyBudgetUsd') ? Number(context('monthlyBudgetUsd')) : undefined,
+  accountConcurrency: context('accountConcurrency') ? Number(context('accountConcurrency')) : undefined,
+  reservedConcurrency: String(context('reservedConcurrency') ?? 'true') !== 'false',
   serviceVersion: version,
 });
 

@@ -24,6 +24,8 @@ export interface ApiFunctionProps {
   description: string;
   environment?: Record<string, string>;
   logRetention?: logs.RetentionDays;
+  /** The function's ceiling on concurrent executions (infra/stack/concurrency.ts); unset: none. */
+  reservedConcurrency?: number | undefined;
 }
 
 /**
@@ -33,6 +35,7 @@ export interface ApiFunctionProps {
  */
 export class ApiFunction extends lambda.Function {
   readonly bundle: FunctionBundle;
+  readonly reservedConcurrency: number | undefined;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     const { bundle, sizing } = props;
@@ -59,6 +62,9 @@ export class ApiFunction extends lambda.Function {
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
       layers: layers.map((layer) => layer.version),
+      ...(props.reservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         ...(bundle.layers.includes('ffmpeg') ? layerBinaries : {}),
@@ -66,6 +72,7 @@ export class ApiFunction extends lambda.Function {
       },
     });
     this.bundle = bundle;
+    this.reservedConcurrency = props.reservedConcurrency;
 
     Validations.of(this).acknowledge(
       {

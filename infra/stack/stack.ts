@@ -18,11 +18,14 @@ import { JOB_START_WINDOW_MS } from '#shared/jobs/record.ts';
 import { type RouteSpec, routes as routeTable } from '#shared/routes.ts';
 import { tierNames } from '#shared/tiers.ts';
 import type { BuiltLayer } from '../../layers/layer.ts';
+import type { WatchedFunction } from './alarms.ts';
 import { ApiFunction, type NativeLayer } from './api-function.ts';
 import type { FunctionBundle, FunctionBundles, LayerName } from './bundle.ts';
+import { assertReservationsFit, defaultAccountConcurrency, reservedConcurrencyFor } from './concurrency.ts';
 import { FreeTierWaf } from './free-tier-waf.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import { JobStorage } from './job-storage.ts';
+import { Monitoring } from './monitoring.ts';
 import { authorizerSizing, sizingFor } from './sizing.ts';
 import { defaultFreeTierClients, planRequestsPerMinute, throttleFor } from './throttle.ts';
 
@@ -46,7 +49,18 @@ export interface FileConversionStackProps extends StackProps {
   freeTierClients?: number;
   /** Shown by GET /status. */
   serviceVersion?: string;
+  /** Where alarm notifications are mailed; unset: they go to the SNS topic only. */
+  alarmEmail?: string | undefined;
+  /** An account-wide monthly AWS Budgets alarm, in USD; unset: none. */
+  monthlyBudgetUsd?: number | undefined;
+  /** The account's Lambda concurrency limit in this region (default 1000). */
+  accountConcurrency?: number | undefined;
+  /** Reserve concurrency per function (the cost ceiling); default true. */
+  reservedConcurrency?: boolean | undefined;
 }
+
+/** The `route` dimension of a function's request metrics: the name its handler registers. */
+export const metricRouteOf = (functionName: string) => functionName.replaceAll('/', '-');
 
 /** The route's function, in the words of the route table. */
 const describeRoute = (route: RouteSpec) => `${route.method} ${route.path}: ${route.summary}`.slice(0, 256);
@@ -71,6 +85,7 @@ export class FileConversionStack extends Stack {
   readonly storage: JobStorage;
   readonly usagePlans: Readonly<Record<(typeof tierNames)[number], apigateway.UsagePlan>>;
   readonly freeTierKey: apigateway.ApiKey;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: FileConversionStackProps) {
     super(scope, id, props);
@@ -86,7 +101,14 @@ export class FileConversionStack extends Stack {
 
     const layers = this.nativeLayers(props.layers);
     this.storage = new JobStorage(this, 'Jobs');
-    const commonEnvironment = { LOG_LEVEL: 'info', SERVICE_VERSION: props.serviceVersion ?? '0.0.0' };
+    const commonEnvironment = {
+      LOG_LEVEL: 'info',
+      SERVICE_VERSION: props.serviceVersion ?? '0.0.0',
+      // The request lines' metrics (embedded metric format) land in a namespace of this deployment.
+      POWERTOOLS_METRICS_NAMESPACE: this.stackName,
+    };
+    const freeTierClients = props.freeTierClients ?? defaultFreeTierClients;
+    const reserve = props.reservedConcurrency ?? true;
 
     // One function per function folder; several rows may share one (none does today).
     const functions = new Map<string, ApiFunction>();
@@ -98,6 +120,7 @@ export class FileConversionStack extends Stack {
         sizing: sizingFor(route),
         layers,
         description: describeRoute(route),
+        reservedConcurrency: reserve ? reservedConcurrencyFor(route.tag, freeTierClients) : undefined,
         environment: {
           ...commonEnvironment,
           ...(rowsOfFunction.some((row) => row.kind === 'file' || row.tag === 'Jobs')
@@ -119,6 +142,7 @@ export class FileConversionStack extends Stack {
       sizing: authorizerSizing,
       layers,
       description: 'Gateway authorizer: proxy secret, API key and tier',
+      reservedConcurrency: reserve ? reservedConcurrencyFor('Authorizer', freeTierClients) : undefined,
       environment: {
         ...commonEnvironment,
         API_KEY_DEPLOYMENT: this.stackName,
@@ -154,20 +178,64 @@ export class FileConversionStack extends Stack {
       this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
         authorizer,
         authorizationType: apigateway.AuthorizationType.CUSTOM,
-        apiKeyRequired: true,
+        // quotaFree rows (the docs page and the document it reads) count against no usage plan.
+        apiKeyRequired: !route.quotaFree,
       });
     }
     addGatewayResponses(this.api);
 
-    const plans = this.tierPlans(props.freeTierClients ?? defaultFreeTierClients);
+    const plans = this.tierPlans(freeTierClients);
     this.usagePlans = plans.usagePlans;
     this.freeTierKey = plans.freeTierKey;
-    new FreeTierWaf(this, 'FreeTierWaf', { stage: this.api.deploymentStage });
+    const waf = new FreeTierWaf(this, 'FreeTierWaf', { stage: this.api.deploymentStage });
     this.acknowledgeGatewayFindings();
+
+    if (reserve) {
+      assertReservationsFit(
+        [...functions.values(), this.authorizerFunction].map((fn) => fn.reservedConcurrency ?? 0),
+        props.accountConcurrency ?? defaultAccountConcurrency,
+      );
+    }
+    this.monitoring = this.monitor(routes, waf, props);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API stage' });
     new CfnOutput(this, 'JobsBucketName', { value: this.storage.bucket.bucketName });
     new CfnOutput(this, 'WebhookSecretArn', { value: this.storage.webhookSecret.secretArn });
+  }
+
+  /** Alarms and the dashboard, one dashboard row per route family (the route table's tags). */
+  private monitor(
+    routes: readonly RouteSpec[],
+    waf: FreeTierWaf,
+    props: FileConversionStackProps,
+  ): Monitoring {
+    const families = new Map<string, WatchedFunction[]>();
+    for (const route of routes) {
+      const fn = this.functions.get(route.function)!;
+      const family = families.get(route.tag) ?? [];
+      if (family.some((watched) => watched.fn === fn)) continue;
+      family.push({
+        name: route.function,
+        fn,
+        timeoutSeconds: sizingFor(route).timeoutSeconds,
+        metricRoute: metricRouteOf(route.function),
+        runsJobs: route.kind === 'file',
+      });
+      families.set(route.tag, family);
+    }
+    return new Monitoring(this, 'Monitoring', {
+      serviceName: this.stackName,
+      families: [...families].map(([family, functions]) => ({ family, functions })),
+      authorizer: {
+        name: authorizerFunction,
+        fn: this.authorizerFunction,
+        timeoutSeconds: authorizerSizing.timeoutSeconds,
+        runsJobs: false,
+      },
+      webAcl: waf.webAcl,
+      alarmEmail: props.alarmEmail,
+      monthlyBudgetUsd: props.monthlyBudgetUsd,
+    });
   }
 
   private nativeLayers(built: Record<LayerName, BuiltLayer>): Record<LayerName, NativeLayer> {

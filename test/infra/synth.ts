@@ -5,7 +5,11 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { routes } from '#shared/routes.ts';
 import { bundleFunctions, type FunctionBundles, type LayerName } from '../../infra/stack/bundle.ts';
-import { authorizerFunction, FileConversionStack } from '../../infra/stack/stack.ts';
+import {
+  authorizerFunction,
+  FileConversionStack,
+  type FileConversionStackProps,
+} from '../../infra/stack/stack.ts';
 import { buildFfmpegLayer } from '../../layers/ffmpeg/build.ts';
 import { type BuiltLayer, projectRoot } from '../../layers/layer.ts';
 import { buildSharpLayer } from '../../layers/sharp/build.ts';
@@ -26,7 +30,18 @@ export const cdkContext = (): Record<string, unknown> =>
     .context;
 
 /** Builds the layers, bundles every function of the route table and synthesizes the stack once. */
-export async function synthesize(options: { proxySecretParameterName?: string } = {}): Promise<Synthesized> {
+export type SynthOptions = Partial<
+  Pick<
+    FileConversionStackProps,
+    | 'proxySecretParameterName'
+    | 'alarmEmail'
+    | 'monthlyBudgetUsd'
+    | 'accountConcurrency'
+    | 'reservedConcurrency'
+  >
+>;
+
+export async function synthesize(options: SynthOptions = {}): Promise<Synthesized> {
   const scratch = mkdtempSync(join(tmpdir(), 'infra-synth-'));
   const layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer() };
   const bundles = await bundleFunctions({
