@@ -40,7 +40,13 @@ const awslambda = {
 export const isStreamingHandler = (handler: unknown): handler is StreamingHandler =>
   typeof handler === 'function' && (handler as StreamingHandler)[STREAMING] === 'response';
 
-/** Installs the global before any handler module is imported (middy reads it at import time). */
+/**
+ * Installs the global before any handler module is imported (middy reads it at import time). The
+ * AWS SDK's invoke store (@aws/lambda-invoke-store) may have made an empty `awslambda` already,
+ * when the embedded S3 server loaded first: the methods are added to it.
+ */
 export function installAwsLambdaGlobal(): void {
-  (globalThis as { awslambda?: unknown }).awslambda ??= awslambda;
+  const global = ((globalThis as { awslambda?: Partial<typeof awslambda> }).awslambda ??= {});
+  global.streamifyResponse ??= awslambda.streamifyResponse;
+  global.HttpResponseStream ??= awslambda.HttpResponseStream;
 }
