@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FixtureServer } from '../support/fixture-server.ts';
+import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { type ImageCase, imageCorpus } from './images.ts';
+
+const run = promisify(execFile);
+const key = { 'x-api-key': 'image-corpus-key' };
+/** Requests in flight at once: four times the two cores of the test machines. */
+const CONCURRENCY = 8;
+
+/** ImageMagick's reading of the first frame: its size, or undefined when it refuses the file. */
+async function referenceReads(path: string): Promise<readonly [number, number] | undefined> {
+  try {
+    const { stdout } = await run('convert', [
+      '-limit',
+      'memory',
+      '64MiB',
+      `${path}[0]`,
+      '-format',
+      '%w %h',
+      'info:',
+    ]);
+    const [width, height] = stdout.trim().split(' ').map(Number);
+    return width && height ? [width, height] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` at once. */
+async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await work(items[index]!);
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
+}
+
+/**
+ * The differential corpus of images: every header variant and damaged file of test/corpus/images.ts
+ * is read by ImageMagick, then sent to the service through the local gateway. When ImageMagick reads
+ * it, the service converts it and the result decodes at the same size; when it does not, the
+ * service answers 4xx with the contract's code; never 5xx, with 8 requests in flight.
+ */
+describe('image differential corpus against ImageMagick, through the local gateway', () => {
+  const sources = new FixtureServer();
+  let gateway: RunningGateway;
+  let scratch: string;
+  let cases: (ImageCase & { url: string; reference: readonly [number, number] | undefined })[];
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'image-corpus-test-'));
+    await sources.start();
+    cases = await Promise.all(
+      (await imageCorpus()).map(async (item, index) => {
+        const path = join(scratch, `${index}.${item.format}`);
+        await writeFile(path, item.bytes);
+        const url = sources.serve(`/${index}.${item.format}`, item.bytes);
+        return { ...item, url, reference: await referenceReads(path) };
+      }),
+    );
+    gateway = await startLocalGateway({ API_KEYS: 'image-corpus-key:enterprise:100000' });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    await sources.stop();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('matches the reference on every file, twice over, 8 requests at once', async () => {
+    const requests = [...cases, ...cases];
+    const answers = await pooled(requests, CONCURRENCY, async (item) => {
+      const outputFormat = item.format === 'webp' || item.format === 'gif' ? 'webp' : 'png';
+      const response = await postJson(
+        `${gateway.url}/image-convert`,
+        { sourceUrl: item.url, outputFormat },
+        key,
+      );
+      const body = Buffer.from(await response.arrayBuffer());
+      return { item, status: response.status, body };
+    });
+    for (const { item, status, body } of answers) {
+      const context = `${item.name}: ${status} ${status === 200 ? '' : body.toString()}`;
+      expect(status, context).toBeLessThan(500);
+      if (item.reference || item.beyondReference) {
+        expect(status, context).toBe(200);
+        const meta = await sharp(body).metadata();
+        expect([meta.width, meta.pageHeight ?? meta.height], context).toEqual([
+          ...(item.reference ?? item.size!),
+        ]);
+      } else {
+        expect(status, context).toBe(400);
+        expect(JSON.parse(body.toString())).toMatchObject({ error: 'invalid_source_file' });
+      }
+    }
+  });
+
+  it('knows what the reference reads in each file (the corpus has both sides)', () => {
+    expect(cases.filter((item) => item.reference).length).toBeGreaterThanOrEqual(12);
+    expect(cases.filter((item) => !item.reference && !item.beyondReference).length).toBeGreaterThanOrEqual(6);
+    for (const item of cases.filter((each) => each.reference && each.size)) {
+      expect(item.reference, item.name).toEqual(item.size);
+    }
+  });
+});
