@@ -1,36 +1,67 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { makeObjectWritesAtomic } from './s3-atomic-writes.ts';
+import { checkS3Signature, refusalXml } from './s3-signature.ts';
 
 export interface EmbeddedS3 {
   endpoint: string;
-  /** s3rver's fixed development credentials. */
+  /** The access key id s3rver knows its one account by. */
   accessKeyId: string;
+  /** Generated at start unless given: only a client that holds it can sign a request. */
   secretAccessKey: string;
   close(): Promise<void>;
 }
 
-/** An S3-protocol server on loopback for the job store, with its data in a temporary folder. */
-export async function startEmbeddedS3(buckets: readonly string[]): Promise<EmbeddedS3> {
+/**
+ * An S3-protocol server on loopback for the job store, with its data in a temporary folder. Every
+ * request must carry a valid Signature Version 4 (header or presigned URL) made with the server's
+ * credentials; s3rver itself does not check one, so the check runs before s3rver sees the request.
+ */
+export async function startEmbeddedS3(
+  buckets: readonly string[],
+  options: { secretAccessKey?: string | undefined } = {},
+): Promise<EmbeddedS3> {
   const directory = await mkdtemp(join(tmpdir(), 'fca-s3-'));
-  const server = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
+  const credentials = {
+    accessKeyId: 'S3RVER',
+    secretAccessKey: options.secretAccessKey ?? randomBytes(32).toString('hex'),
+  };
+  const s3rver = new S3rver({
     silent: true,
     directory,
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });
-  makeObjectWritesAtomic(server.store);
-  const { port } = (await server.run()) as AddressInfo;
+  makeObjectWritesAtomic(s3rver.store);
+  await s3rver.configureBuckets();
+  const serve = s3rver.callback();
+  const server = createServer((request, response) => {
+    checkS3Signature(request, credentials).then(
+      (refusal) => {
+        if (!refusal) return serve(request, response);
+        const body = request.method === 'HEAD' ? '' : refusalXml(refusal, randomUUID());
+        response.writeHead(refusal.status, {
+          'Content-Type': 'application/xml',
+          'Content-Length': Buffer.byteLength(body),
+          Connection: 'close',
+        });
+        response.end(body);
+      },
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
+    ...credentials,
     close: async () => {
-      await server.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
       await rm(directory, { recursive: true, force: true });
     },
   };

@@ -24,6 +24,13 @@ const gatewayEnv = z.object({
   S3_ENDPOINT: z
     .url({ error: 'must be an http(s) URL of an S3-compatible server, or unset for the embedded one' })
     .optional(),
+  S3_SECRET: z
+    .string()
+    .min(16, {
+      error:
+        'must be at least 16 characters, or unset to generate one (the embedded S3 server checks signatures with it)',
+    })
+    .optional(),
   WEBHOOK_SECRET: z
     .string()
     .min(16, {

@@ -23,7 +23,9 @@ async function start(): Promise<void> {
   const env = readGatewayEnv(process.env);
   listenAt = { port: env.PORT, host: env.HOST };
 
-  const s3 = env.S3_ENDPOINT ? undefined : await startEmbeddedS3([env.JOBS_BUCKET]);
+  const s3 = env.S3_ENDPOINT
+    ? undefined
+    : await startEmbeddedS3([env.JOBS_BUCKET], { secretAccessKey: env.S3_SECRET });
   if (s3) {
     process.env.S3_ENDPOINT = s3.endpoint;
     process.env.AWS_ACCESS_KEY_ID = s3.accessKeyId;

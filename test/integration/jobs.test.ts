@@ -14,6 +14,8 @@ import { postJson, type RunningGateway, startLocalGateway } from '../support/gat
 import { MediaFixtures, probe } from '../unit/media/fixtures.ts';
 
 const WEBHOOK_SECRET = 'webhook-secret-for-the-job-tests';
+/** The embedded S3 server's secret, so that a test can write job records of its own. */
+const S3_SECRET = 's3-secret-for-the-job-tests';
 const pro = { 'x-api-key': 'pro-key' };
 /** A key of its own, with room for polls a few times a second. */
 const poller = { 'x-api-key': 'poller-key' };
@@ -63,6 +65,7 @@ describe('async jobs through the local gateway, S3 server and webhooks', () => {
       WEBHOOK_SECRET,
       WEBHOOK_RETRY_DELAYS_MS: '50,50',
       SOURCE_ALLOW_PRIVATE: 'true',
+      S3_SECRET,
     });
   });
   afterAll(async () => {
@@ -240,7 +243,7 @@ describe('async jobs through the local gateway, S3 server and webhooks', () => {
       endpoint: gateway.s3Endpoint,
       forcePathStyle: true,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: S3_SECRET },
     });
     const store = (jobId: string, hoursAgo: number) =>
       s3.send(
