@@ -1,12 +1,13 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
-import { type PDFContext, PDFName, PDFNumber, PDFRawStream, PDFRef } from 'pdf-lib';
+import { type PDFContext, type PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef } from 'pdf-lib';
 import { recompressImage } from '#shared/pdf/compress-image.ts';
 import { type DrawnSize, drawnImageSizes, imageKey } from '#shared/pdf/drawn-sizes.ts';
 import { displayedSize } from '#shared/pdf/info.ts';
 import { openPdf } from '#shared/pdf/open.ts';
 import { savePdf } from '#shared/pdf/output.ts';
 import { dropUnreachable } from '#shared/pdf/prune.ts';
+import { guardRendering } from '#shared/pdf/render-guard.ts';
 import { removeActiveContent } from '#shared/pdf/sanitize.ts';
 
 export const compressionLevels = ['low', 'medium', 'high'] as const;
@@ -95,6 +96,25 @@ function deflatePlainStream(stream: PDFRawStream): PDFRawStream | undefined {
 }
 
 /**
+ * Image placements as pdfium lays the pages out. pdfium lays out every form XObject a page draws,
+ * so form XObject cycles are cut first (`guardRendering`; the output loses only the cyclic
+ * reference, which draws nothing a viewer shows); unknown when pages would still draw too much.
+ */
+async function placementsOf(
+  doc: PDFDocument,
+  source: Uint8Array,
+): Promise<Map<string, DrawnSize> | undefined> {
+  const hazards = guardRendering(
+    doc.context,
+    doc.getPages().map((page) => page.node),
+    { keepImages: true },
+  );
+  if (hazards.overdrawnPages.length > 0) return undefined;
+  if (hazards.changes.length === 0) return drawnImageSizes(source);
+  return drawnImageSizes(await doc.save({ useObjectStreams: false, addDefaultPage: false }));
+}
+
+/**
  * Makes a PDF smaller without touching its text and vector content: raster images are brought down
  * to the level's resolution at the largest size each is drawn at (found by PDFium; the largest
  * page when that is unknown) and to its JPEG quality, unfiltered streams are deflated,
@@ -128,7 +148,7 @@ export async function compressPdf(
     .filter((entry): entry is [PDFRef, PDFRawStream] => entry[1] instanceof PDFRawStream);
   // PDFium is loaded only for documents with images to size: a text-only file never pays for it.
   const hasImages = streams.some(([, stream]) => stream.dict.get(PDFName.of('Subtype')) === imageSubtype);
-  const drawn = hasImages ? await drawnImageSizes(source) : undefined;
+  const drawn = hasImages ? await placementsOf(doc, source) : undefined;
   let imagesRecompressed = 0;
   for (const [index, [ref, stream]] of streams.entries()) {
     const isImage = stream.dict.get(PDFName.of('Subtype')) === imageSubtype;

@@ -1,13 +1,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import type { PDFiumDocument } from '@hyzyla/pdfium';
 import sharp from 'sharp';
 import { HttpError } from '#shared/http/errors.ts';
-import { mapNativeError } from '#shared/native-errors.ts';
+import { log } from '#shared/log.ts';
 import { displayedSize } from '#shared/pdf/info.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdf, pagesOf } from '#shared/pdf/open.ts';
-import { discardPdfiumAfter, loadPdfium } from '#shared/pdf/pdfium.ts';
+import { PdfiumPages } from '#shared/pdf/pdfium-pages.ts';
 import { pagesOf as pagesInRanges, type RangeTerm, resolveRanges } from '#shared/pdf/ranges.ts';
+import { guardRendering, maxFormDraws } from '#shared/pdf/render-guard.ts';
 import { dpiRange } from '#shared/pdf/schemas.ts';
 import { writeZip } from '#shared/pdf/zip.ts';
 import { formatBytes } from '#shared/source/download.ts';
@@ -100,23 +100,20 @@ function encoder(format: RasterFormat, dpi: number, width: number, height: numbe
   return image.webp({ quality: lossyQuality });
 }
 
-async function renderPage(
-  document: PDFiumDocument,
-  page: number,
-  options: RasterizeOptions,
-): Promise<Buffer> {
-  let bitmap: { width: number; height: number; data: Uint8Array };
-  try {
-    bitmap = await document.getPage(page - 1).render({ scale: options.dpi / 72, render: 'bitmap' });
-  } catch (error) {
-    discardPdfiumAfter(error);
-    mapNativeError('pdfium', error);
-  }
+async function renderPage(document: PdfiumPages, page: number, options: RasterizeOptions): Promise<Buffer> {
+  const bitmap = await document.render(page, options.dpi / 72);
   return encoder(options.format, options.dpi, bitmap.width, bitmap.height, bitmap.data).toBuffer();
 }
 
-/** Checks the document with pdf-lib, as every operation does, and picks the pages to render. */
-async function selectPages(bytes: Uint8Array, options: RasterizeOptions): Promise<number[]> {
+/**
+ * Checks the document with pdf-lib, as every operation does, picks the pages to render, and makes
+ * what pdfium gets safe to render (`guardRendering`). When opening repaired the file or the guard
+ * changed it, pdfium gets the repaired document, so that both engines read the same pages.
+ */
+async function selectPages(
+  bytes: Uint8Array,
+  options: RasterizeOptions,
+): Promise<{ pages: number[]; renderable: Uint8Array }> {
   const opened = await openPdf(bytes);
   const pageCount = pagesOf(opened);
   const selected = options.pages
@@ -124,7 +121,26 @@ async function selectPages(bytes: Uint8Array, options: RasterizeOptions): Promis
     : Array.from({ length: pageCount }, (_, index) => index + 1);
   const all = opened.doc.getPages();
   checkPixels(new Map(selected.map((page) => [page, displayedSize(all[page - 1]!)])), options.dpi);
-  return selected;
+  const hazards = guardRendering(
+    opened.doc.context,
+    all.map((page) => page.node),
+  );
+  const overdrawn = hazards.overdrawnPages.find((page) => selected.includes(page));
+  if (overdrawn !== undefined) {
+    throw new HttpError(
+      'invalid_source_file',
+      `The PDF's page ${overdrawn} cannot be rendered: its form XObjects, nested, would be drawn more than ${maxFormDraws} times. Leave it out with \`pages\`.`,
+    );
+  }
+  const changes = [...opened.repairs, ...hazards.changes];
+  if (changes.length === 0) return { pages: selected, renderable: bytes };
+  log('info', 'PDF repaired before rendering', { changes: changes.slice(0, 20) });
+  const renderable = await opened.doc.save({
+    useObjectStreams: false,
+    addDefaultPage: false,
+    updateFieldAppearances: false,
+  });
+  return { pages: selected, renderable };
 }
 
 /**
@@ -139,16 +155,9 @@ export async function rasterizePdf(sourcePath: string, options: RasterizeOptions
       `PDFs over ${formatBytes(maxRasterSourceBytes)} cannot be rendered to images, whatever the tier.`,
     );
   }
-  const pages = await selectPages(bytes, options);
+  const { pages, renderable } = await selectPages(bytes, options);
 
-  const pdfium = await loadPdfium();
-  let document: PDFiumDocument;
-  try {
-    document = await pdfium.loadDocument(bytes);
-  } catch (error) {
-    discardPdfiumAfter(error);
-    mapNativeError('pdfium', error);
-  }
+  const document = new PdfiumPages(renderable);
   try {
     const extension = options.format;
     const [only] = pages;
