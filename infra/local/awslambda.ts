@@ -46,7 +46,9 @@ export const isStreamingHandler = (handler: unknown): handler is StreamingHandle
  * when the embedded S3 server loaded first: the methods are added to it.
  */
 export function installAwsLambdaGlobal(): void {
-  const global = ((globalThis as { awslambda?: Partial<typeof awslambda> }).awslambda ??= {});
+  const holder = globalThis as { awslambda?: Partial<typeof awslambda> };
+  holder.awslambda ??= {};
+  const global = holder.awslambda;
   global.streamifyResponse ??= awslambda.streamifyResponse;
   global.HttpResponseStream ??= awslambda.HttpResponseStream;
 }
