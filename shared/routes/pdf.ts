@@ -41,6 +41,12 @@ const rangeRules =
   'reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last ' +
   'page answers it after.';
 
+const activeContentRule =
+  'The PDF written carries no active content: document JavaScript, open actions other than a plain view, ' +
+  'additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to ' +
+  'actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are ' +
+  'removed; web links, links to pages and page-turn actions stay.';
+
 const level = (name: keyof typeof levelSettings) =>
   `${name} ${levelSettings[name].dpi} dpi / JPEG ${levelSettings[name].quality}`;
 
@@ -58,7 +64,7 @@ export const pdfRoutes: RouteSpec[] = [
       'rotation and resources (inherited ones included); the first source’s title and author are kept. ' +
       'Outlines (bookmarks) and interactive form fields are not carried over. The result is written with ' +
       `object streams and may hold at most ${pdfLimits.maxPages} pages. The file is named after the first ` +
-      'source: `<name>.pdf`.',
+      `source: \`<name>.pdf\`. ${activeContentRule}`,
     body: pdfMergeBody,
     produces: [PDF_TYPE],
     example: { sources: [samplePdf, sampleOnePage] },
@@ -77,7 +83,7 @@ export const pdfRoutes: RouteSpec[] = [
       'that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the ' +
       'order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range ' +
       `given twice is written once). The ranges may select at most ${pdfLimits.maxPages} pages in all. Pages ` +
-      'keep their size and rotation; each file keeps the title and author.',
+      `keep their size and rotation; each file keeps the title and author. ${activeContentRule}`,
     body: pdfSplitBody,
     produces: [PDF_TYPE, ZIP_TYPE],
     example: { sourceUrl: samplePdf, ranges: '1-3,5,7-' },
@@ -101,8 +107,9 @@ export const pdfRoutes: RouteSpec[] = [
       'replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, ' +
       'text, fonts and vector content are left as they are. Unfiltered streams are deflated, unreachable ' +
       'objects dropped, and the file is written with object streams. The answer is never larger than the ' +
-      'source: when the result is not smaller, the source’s own bytes come back. `X-Original-Size` and ' +
-      '`X-Output-Size` give both sizes in bytes. The file is named `<name>.pdf`.',
+      'source: when the result is not smaller, the source’s own bytes come back, unless the source carried ' +
+      'active content: it is always written cleaned, whatever the size. `X-Original-Size` and ' +
+      `\`X-Output-Size\` give both sizes in bytes. The file is named \`<name>.pdf\`. ${activeContentRule}`,
     body: pdfCompressBody,
     produces: [PDF_TYPE],
     example: { sourceUrl: samplePdf, level: 'high' },
@@ -146,7 +153,8 @@ export const pdfRoutes: RouteSpec[] = [
       'lossless, transparency as a soft mask. `fit` pages take the image’s size at its own resolution (72 dpi ' +
       'when it states none) plus the margin, at most 200 in a side (larger images are scaled down); a4 and ' +
       'letter pages hold the image scaled to fit inside the margins and centred, in landscape for images ' +
-      'wider than tall. The file is named after the first source: `<name>.pdf`.',
+      'wider than tall. The file is named after the first source: `<name>.pdf`. The PDF written carries no ' +
+      'active content.',
     body: imageToPdfBody,
     produces: [PDF_TYPE],
     example: { sources: [samplePhoto, sampleTransparent], pageSize: 'a4', margin: 36 },
