@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { jobMetrics, metricsNamespace, metricsService, requestMetrics } from '#shared/metrics.ts';
+import {
+  jobMetrics,
+  metricsNamespace,
+  metricsService,
+  type RequestFacts,
+  requestMetrics,
+  serializeRequestMetrics,
+} from '#shared/metrics.ts';
 import { measureStages, type StageTimes, stage, stageFields } from '#shared/stages.ts';
 import { emfDirectives, metricsByDimensions } from '../support/emf.ts';
 
@@ -91,6 +98,38 @@ describe('request metrics (embedded metric format)', () => {
     expect(next).not.toHaveProperty('EngineTime');
     expect(next).toMatchObject({ route: 'uuid', tier: 'enterprise', Requests: 1 });
     expect(emfDirectives(next)).toHaveLength(2);
+  });
+
+  it('writes exactly what Powertools writes from scratch, for every shape of request', () => {
+    const withoutTimestamp = (emf: Record<string, unknown>) => {
+      const { _aws, ...values } = emf as { _aws: { CloudWatchMetrics: unknown } };
+      return { directives: _aws.CloudWatchMetrics, values };
+    };
+    for (const bytesOut of [undefined, 512]) {
+      for (const engineMs of [undefined, 40]) {
+        for (const [status, errorCode] of [
+          [200, undefined],
+          [404, 'job_not_found'],
+          [502, 'source_unreachable'],
+        ] as const) {
+          for (const tier of ['free', 'enterprise']) {
+            const facts: RequestFacts = {
+              route: 'pdf-info',
+              tier,
+              status,
+              errorCode,
+              durationMs: 33,
+              bytesIn: 70,
+              bytesOut,
+              engineMs,
+            };
+            expect(withoutTimestamp(requestMetrics(facts))).toEqual(
+              withoutTimestamp(serializeRequestMetrics(facts)),
+            );
+          }
+        }
+      }
+    }
   });
 
   it('records finished jobs by route and for the whole service; only server-side failures are internal', () => {
