@@ -17,11 +17,21 @@ export const maxFrameSide = 8192;
 
 const side = `${maxFrameSide} pixels`;
 
-/** 400 invalid_source_file when a video stream's frames are wider or taller than the bound. */
+/**
+ * 400 invalid_source_file when a video stream's frames are wider or taller than the bound, or of no
+ * size at all: the probe's decoders refuse frames over the bound (`-max_pixels`) and then report
+ * the stream without a size, as they do for frames too damaged to read.
+ */
 export function assertSourceFrames(info: MediaInfo): void {
   for (const stream of info.streams) {
     if (stream.type !== 'video') continue;
     const { width = 0, height = 0 } = stream;
+    if (width === 0 || height === 0) {
+      throw new HttpError(
+        'invalid_source_file',
+        `The size of the source's video frames could not be read: they are damaged, or larger than ${maxFrameSide} × ${maxFrameSide} pixels, the most that is read.`,
+      );
+    }
     if (width > maxFrameSide || height > maxFrameSide) {
       throw new HttpError(
         'invalid_source_file',

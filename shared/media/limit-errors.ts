@@ -13,12 +13,18 @@ import type { MediaToolError } from '#shared/media/run.ts';
 export function limitError(error: MediaToolError, stage: MediaStage): HttpError | undefined {
   const { limits } = error;
   switch (error.outcome) {
-    case 'over-frame-limit':
+    case 'over-frame-limit': {
+      // The decoder's own words name the size: `Picture size 16000x16000 exceeds …`.
+      const size = /Picture size (\d+)x(\d+) exceeds/.exec(error.message);
+      const frames = size
+        ? `The source's video frames are ${size[1]} × ${size[2]} pixels; at most`
+        : 'A video frame of the source is larger than';
       return new HttpError(
         'invalid_source_file',
-        `A video frame of the source is larger than ${maxFrameSide} × ${maxFrameSide} pixels, the most that is read (its frames change size after its header).`,
+        `${frames} ${maxFrameSide} × ${maxFrameSide} pixels (${maxFrameSide} on either side) are read.`,
         { cause: error },
       );
+    }
     case 'over-memory-limit':
       return new HttpError(
         'invalid_source_file',

@@ -52,6 +52,12 @@ describe('video frames in: at most 8192 on either side, checked before any work'
     expect(error.message).toContain('8192 × 8192');
   });
 
+  it('a video stream the probe could not size (its decoder refused frames over the bound) is refused', () => {
+    const error = refusal(() => requireStream(info(video(0, 0)), 'video'));
+    expect(error.code).toBe('invalid_source_file');
+    expect(error.message).toMatch(/could not be read: .* larger than 8192 × 8192 pixels/);
+  });
+
   it('a second video stream over the bound is refused too', () => {
     const streams = [video(160, 120), video(16_000, 16_000, { index: 1 })];
     expect(refusal(() => requireStream(info(...streams), 'video')).code).toBe('invalid_source_file');
