@@ -67,7 +67,7 @@ const dimension = (axis: string) =>
     .min(16)
     .max(7680)
     .describe(
-      `Output ${axis} in pixels; the aspect ratio is kept and dimensions are rounded to even numbers.`,
+      `Output ${axis} in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits.`,
     );
 
 export const videoConvertBody = z.strictObject({
@@ -110,7 +110,9 @@ export const thumbnailBody = z.strictObject({
     .min(16)
     .max(3840)
     .optional()
-    .describe('Image width in pixels; the aspect ratio is kept. Default the video’s own.'),
+    .describe(
+      'Image width in pixels; the aspect ratio is kept, and the height it makes may not pass 8192 pixels (400 validation_failed). Default the video’s own.',
+    ),
 });
 export type ThumbnailBody = z.infer<typeof thumbnailBody>;
 
