@@ -1,9 +1,13 @@
 import type { CallInput } from '#shared/http/stack.ts';
 import { isMediaSourceFormat, mediaSourceFormats } from '#shared/media/formats.ts';
+import { identifyMediaFormat } from '#shared/media/identify.ts';
 import type { MediaContext, MediaInput } from '#shared/media/job.ts';
 import { downloadSource } from '#shared/source/download.ts';
 
-/** Downloads an audio or video source for a media route, its format sniffed and checked. */
+/**
+ * Downloads an audio or video source for a media route, its format sniffed and checked; a file the
+ * sniffer cannot name is named by ffprobe among the allowed demuxers (identify.ts).
+ */
 export async function downloadMedia(
   url: string,
   {
@@ -19,6 +23,7 @@ export async function downloadMedia(
     maxBytes: limits.maxSourceBytes,
     tier: caller.tier,
     accept: mediaSourceFormats,
+    identify: (path) => identifyMediaFormat(path, signal),
     signal,
     deadline,
   });

@@ -25,6 +25,8 @@ export interface SourceOptions {
   tier: TierName;
   /** Formats the operation takes; 'any' skips sniffing. */
   accept: readonly SourceFormat[] | 'any';
+  /** Names the downloaded file's format; default the byte sniffer (an area may add its own reader). */
+  identify?: (path: string) => Promise<SourceFormat | undefined>;
   /** Time for the whole exchange, connect to last byte; default SOURCE_TIMEOUT_MS. */
   timeoutMs?: number;
   /** When the request must have answered (epoch ms); the download gives up a margin before it. */
@@ -198,7 +200,7 @@ async function fetchSource(rawUrl: string, options: SourceOptions): Promise<Sour
     checkHead(response, options);
     const sizeBytes = await saveBody(response, path, options);
     if (signal.aborted) throw signal.reason;
-    const format = options.accept === 'any' ? undefined : await sniffFormat(path);
+    const format = options.accept === 'any' ? undefined : await (options.identify ?? sniffFormat)(path);
     if (options.accept !== 'any' && (format === undefined || !options.accept.includes(format))) {
       throw unsupported(format, options.accept);
     }

@@ -18,11 +18,18 @@ const detected: Readonly<Record<string, SourceFormat>> = {
   ico: 'ico',
   pdf: 'pdf',
   mp3: 'mp3',
+  // MPEG-1/2 audio layers I and II: the mp3 demuxer and ffmpeg's decoders read all three layers.
+  mp2: 'mp3',
+  mp1: 'mp3',
   wav: 'wav',
   ogg: 'ogg',
   oga: 'ogg',
   opus: 'ogg',
   ogv: 'ogg',
+  // Ogg with Speex, with OGM video, or with a first stream file-type has no name for (ogx).
+  spx: 'ogg',
+  ogm: 'ogg',
+  ogx: 'ogg',
   aac: 'aac',
   flac: 'flac',
   m4a: 'm4a',
