@@ -1,12 +1,16 @@
+import { withRealDuration } from '#shared/media/duration.ts';
 import { inspectMedia, type MediaInput } from '#shared/media/job.ts';
 import type { MediaInfoResult } from '#shared/media/schemas.ts';
 
-/** The public description of a source: container, duration, size, bit rate and every stream. */
+/**
+ * The public description of a source: container, duration, size, bit rate and every stream. The
+ * duration is read from the packets when the header lacks it or only estimates it (duration.ts).
+ */
 export async function describeMedia(
   input: MediaInput & { sizeBytes: number },
   context: { signal?: AbortSignal },
 ): Promise<MediaInfoResult> {
-  const info = await inspectMedia(input, context);
+  const info = await withRealDuration(input, await inspectMedia(input, context), { signal: context.signal });
   return {
     container: info.container,
     durationSeconds: info.durationSeconds ?? null,

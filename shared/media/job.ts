@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { HttpError } from '#shared/http/errors.ts';
+import { withRealDuration } from '#shared/media/duration.ts';
 import { type MediaStage, publicMediaError } from '#shared/media/failures.ts';
 import {
   type AudioOutputFormat,
@@ -8,9 +9,10 @@ import {
   type VideoOutputFormat,
 } from '#shared/media/formats.ts';
 import { assertDurationWithinTier, assertWithinDuration, requireStream } from '#shared/media/limits.ts';
-import { boundedTrim, type Trim } from '#shared/media/options.ts';
+import { boundedTrim, overrunSeconds, type Trim } from '#shared/media/options.ts';
 import { type MediaInfo, probeMedia } from '#shared/media/probe.ts';
-import { type FfmpegJob, runFfmpeg } from '#shared/media/run.ts';
+import { type FfmpegJob, type FfmpegRun, runFfmpeg } from '#shared/media/run.ts';
+import { assertOutputDecodes } from '#shared/media/verify.ts';
 import type { TierName } from '#shared/tiers.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
@@ -64,15 +66,23 @@ export async function inspectMedia(
   }
 }
 
+/** ffmpeg ran to its end and wrote nothing: no frame of the source could be decoded where it read. */
+export class NothingDecodedError extends HttpError {
+  constructor() {
+    super('invalid_source_file', 'No audio or video could be decoded from the source.');
+  }
+}
+
 /** Runs one ffmpeg job under its stage's deadline (or the context's) and abort signal; the output must not be empty. */
 export async function runMediaJob(
   job: FfmpegJob,
   context: MediaContext,
   stage: Exclude<MediaStage, 'probe'> = 'conversion',
-): Promise<void> {
+): Promise<FfmpegRun> {
   const timeoutMs = context.timeoutMs ?? defaultTimeouts[stage];
+  let run: FfmpegRun;
   try {
-    await runFfmpeg(job, { timeoutMs, signal: context.signal, onProgress: context.onProgress });
+    run = await runFfmpeg(job, { timeoutMs, signal: context.signal, onProgress: context.onProgress });
   } catch (error) {
     if (context.signal?.aborted) throw error;
     return publicMediaError(error, stage);
@@ -81,14 +91,16 @@ export async function runMediaJob(
     (stats) => stats.size,
     () => 0,
   );
-  if (size === 0)
-    throw new HttpError('invalid_source_file', 'No audio or video could be decoded from the source.');
+  if (size === 0) throw new NothingDecodedError();
+  return run;
 }
 
 /**
  * A conversion into an audio or video file: the source is probed and checked (the stream it
- * needs, the tier's duration, a start inside it), then the job `plan` makes of it runs, with the
- * trim bounded to what the tier allows.
+ * needs, the tier's duration, read from the packets where the header's cannot be trusted, a start
+ * inside it), then the job `plan` makes of it runs, cut a little past the tier's limit whatever the
+ * header said: a result that reaches past the limit means the source went on, and answers 413.
+ * A result is sent only once its stream decodes.
  */
 export async function convertMedia<
   Options extends Trim & { outputFormat: AudioOutputFormat | VideoOutputFormat },
@@ -99,12 +111,25 @@ export async function convertMedia<
   needs: 'audio' | 'video',
   plan: (info: MediaInfo, bounded: Options, output: string) => FfmpegJob,
 ): Promise<MediaFile> {
-  const info = await inspectMedia(input, context);
-  requireStream(info, needs);
+  const header = await inspectMedia(input, context);
+  requireStream(header, needs);
+  const info = await withRealDuration(input, header, {
+    stopAfterSeconds: context.maxMediaSeconds + overrunSeconds,
+    signal: context.signal,
+  });
   assertDurationWithinTier(info, context.tier, context.maxMediaSeconds);
   assertWithinDuration(info, 'start', options.start);
   const output = await context.workspace.file(`output.${options.outputFormat}`);
-  await runMediaJob(plan(info, boundedTrim(info, options, context.maxMediaSeconds), output), context);
+  const run = await runMediaJob(plan(info, boundedTrim(options, context.maxMediaSeconds), output), context);
+  if (run.seconds !== undefined && run.seconds > context.maxMediaSeconds + overrunSeconds / 2) {
+    // Only a source that goes on past the limit fills the margin the cut leaves.
+    assertDurationWithinTier(
+      { ...info, durationSeconds: Math.max(run.seconds + (options.start ?? 0), info.durationSeconds ?? 0) },
+      context.tier,
+      context.maxMediaSeconds,
+    );
+  }
+  await assertOutputDecodes(output, options.outputFormat, needs, context.signal);
   return {
     path: output,
     contentType: contentTypeOf[options.outputFormat],

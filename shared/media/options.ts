@@ -26,13 +26,18 @@ export function trimmedSeconds(info: MediaInfo, trim: Trim): number | undefined 
   return trim.duration === undefined ? rest : Math.min(rest, trim.duration);
 }
 
+/** How far past the tier's limit a conversion may read: enough to tell a source that goes on. */
+export const overrunSeconds = 1;
+
 /**
- * A source that does not state its duration could not be checked against the tier's limit before
- * converting; its result is cut at that limit instead.
+ * A header can understate a source's length, and a source whose packets could not be counted was
+ * checked against nothing; so every result is cut a little past the tier's limit, whatever the
+ * header said, and a result that reaches past the limit is refused (job.ts).
  */
-export function boundedTrim<T extends Trim>(info: MediaInfo, trim: T, maxSeconds: number): T {
-  if (info.durationSeconds !== undefined) return trim;
-  return { ...trim, duration: Math.min(trim.duration ?? maxSeconds, maxSeconds) };
+export function boundedTrim<T extends Trim>(trim: T, maxSeconds: number): T {
+  const bound = maxSeconds + overrunSeconds;
+  if (trim.duration !== undefined && trim.duration <= bound) return trim;
+  return { ...trim, duration: bound };
 }
 
 /** Encoders use every core the function has. */

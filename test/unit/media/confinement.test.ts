@@ -51,15 +51,15 @@ async function started(): Promise<Array<{ tool: string; args: string[] }>> {
 }
 
 /** The input is read as `file:<source>` only, through the file protocol and the named demuxer. */
-function expectConfined({ tool, args }: { tool: string; args: string[] }, demuxer: string) {
-  const input = args.indexOf(`file:${source}`);
+function expectConfined({ tool, args }: { tool: string; args: string[] }, demuxer: string, file = source) {
+  const input = args.indexOf(`file:${file}`);
   expect(input).toBeGreaterThan(0);
   const before = args.slice(0, input);
   expect(before.join(' ')).toContain('-protocol_whitelist file');
   expect(before.join(' ')).toContain(`-f ${demuxer}`);
   // One input, nothing else opened as one.
   expect(args.filter((arg) => arg === '-i')).toHaveLength(tool === 'ffmpeg' ? 1 : 0);
-  expect(args.filter((arg) => arg.startsWith('file:'))).toEqual([`file:${source}`]);
+  expect(args.filter((arg) => arg.startsWith('file:'))).toEqual([`file:${file}`]);
 }
 
 beforeAll(async () => {
@@ -90,7 +90,7 @@ afterAll(async () => {
 });
 
 describe('a conversion that reports progress', () => {
-  it('starts ffprobe once and ffmpeg once, both confined to the downloaded file, and nothing else', async () => {
+  it('starts ffprobe and ffmpeg confined to the downloaded file, then ffprobe confined to the result, and nothing else', async () => {
     const seen: number[] = [];
     const result = await media.convertVideo(
       { path: source, format: 'mp4', baseName: 'clip' },
@@ -104,8 +104,10 @@ describe('a conversion that reports progress', () => {
     );
 
     const processes = await started();
-    expect(processes.map((process) => process.tool)).toEqual(['ffprobe', 'ffmpeg']);
-    for (const process of processes) expectConfined(process, 'mov');
+    expect(processes.map((process) => process.tool)).toEqual(['ffprobe', 'ffmpeg', 'ffprobe']);
+    for (const process of processes.slice(0, 2)) expectConfined(process, 'mov');
+    // The result is read back before it is sent (verify.ts): its first frames must decode.
+    expectConfined(processes[2] ?? { tool: 'none', args: [] }, 'matroska', result.path);
     expect(seen.length).toBeGreaterThan(0);
     for (const percent of seen) {
       expect(percent).toBeGreaterThanOrEqual(0);
