@@ -5,6 +5,7 @@ import {
   type MediaContext,
   type MediaFile,
   type MediaInput,
+  NothingDecodedError,
   runMediaJob,
 } from '#shared/media/job.ts';
 import { assertWithinDuration, requireStream } from '#shared/media/limits.ts';
@@ -72,7 +73,17 @@ export async function captureThumbnail(
   requireStream(info, 'video');
   assertWithinDuration(info, 'at', options.at);
   const output = await context.workspace.file(`thumbnail.${options.outputFormat}`);
-  await runMediaJob(planThumbnail(input, info, options, output), context, 'frame');
+  try {
+    await runMediaJob(planThumbnail(input, info, options, output), context, 'frame');
+  } catch (error) {
+    // The default time is read from the header, which can overstate the length (a recorder's
+    // clip of 0.07 s that says 5 s) or put 10 % after a short clip's only frames: ffmpeg then
+    // finds no frame past it. The first decodable frame is the thumbnail instead; a time the
+    // caller asked for is kept to.
+    if (!(error instanceof NothingDecodedError) || options.at !== undefined) throw error;
+    if (captureTime(info, undefined) === 0) throw error;
+    await runMediaJob(planThumbnail(input, info, { ...options, at: 0 }, output), context, 'frame');
+  }
   return {
     path: output,
     contentType: contentTypeOf[options.outputFormat],
