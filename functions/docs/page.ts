@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { config } from '#shared/config.ts';
+import { inlineScriptText, inlineStyleText, swaggerUiFile } from '#functions/docs/swagger-ui.ts';
 
 /** The assets `GET /docs/{asset}` serves, from the swagger-ui-dist package. */
 export const docsAssets = {
@@ -15,6 +15,12 @@ export const isDocsAsset = (name: string | undefined): name is DocsAsset =>
  * Starts Swagger UI on the document. Every URL is relative to the page, so the page works at the
  * root of the local gateway and under an API Gateway stage path alike: the API base is the folder
  * that holds `/docs`, and it becomes the first server, so "Try it out" calls this deployment.
+ *
+ * File answers: Swagger UI's client reads every answer that is not text, JSON, XML or YAML as a
+ * Blob, but the page then shows only images, plays audio from the request URL (a GET that cannot
+ * replay the POST) and shows other files as text. The fileAnswers plugin shows images, audio and
+ * video from the Blob itself, and offers every answer that names a file (Content-Disposition)
+ * under that name, byte for byte; the blob: URLs it makes are what the policy below allows.
  */
 const startScript = `(() => {
   const base = new URL('.', window.location.href);
@@ -29,6 +35,67 @@ const startScript = `(() => {
       },
     },
   });
+  const blobUrls = new WeakMap();
+  const urlOf = (blob) => {
+    if (!blobUrls.has(blob)) blobUrls.set(blob, URL.createObjectURL(blob));
+    return blobUrls.get(blob);
+  };
+  let lastText = { text: undefined, blob: undefined };
+  const blobOfText = (text, type) => {
+    if (lastText.text !== text) lastText = { text, blob: new Blob([text], { type }) };
+    return lastText.blob;
+  };
+  const header = (headers, name) =>
+    String(Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1] ?? '');
+  const fileName = (disposition) => {
+    const encoded = /filename\\*\\s*=\\s*UTF-8''([^;\\s]+)/i.exec(disposition);
+    if (encoded) {
+      try {
+        return decodeURIComponent(encoded[1]);
+      } catch {}
+    }
+    const plain = /filename\\s*=\\s*(?:"([^"]*)"|([^;\\s]+))/i.exec(disposition);
+    return plain ? (plain[1] ?? plain[2]) : '';
+  };
+  const fileAnswers = () => ({
+    wrapComponents: {
+      responseBody: (Original, system) => (props) => {
+        const h = system.React.createElement;
+        const disposition = header(props.headers, 'content-disposition');
+        const { content } = props;
+        if (!/filename/i.test(disposition) || !(content instanceof Blob || typeof content === 'string')) {
+          return h(Original, props);
+        }
+        const type = String(props.contentType || 'application/octet-stream');
+        const blob = content instanceof Blob ? content : blobOfText(content, type);
+        const name = fileName(disposition) || 'answer';
+        const url = urlOf(blob);
+        const kind = type.split('/')[0].toLowerCase();
+        const preview =
+          typeof content === 'string'
+            ? h(Original, props)
+            : kind === 'image'
+              ? h('img', { src: url, alt: name, className: 'file-answer-preview', style: { maxWidth: '100%' } })
+              : kind === 'audio'
+                ? h('audio', { src: url, controls: true, className: 'file-answer-preview' })
+                : kind === 'video'
+                  ? h('video', { src: url, controls: true, className: 'file-answer-preview', style: { maxWidth: '100%' } })
+                  : null;
+        return h(
+          'div',
+          { className: 'file-answer' },
+          typeof content === 'string' ? null : h('h5', null, 'Response body'),
+          preview,
+          h(
+            'p',
+            null,
+            h('a', { href: url, download: name, className: 'file-answer-download' }, 'Download ' + name),
+            ' (' + type + ', ' + blob.size + ' bytes)',
+          ),
+        );
+      },
+    },
+  });
   window.ui = SwaggerUIBundle({
     url: new URL('openapi.yaml', base).href,
     dom_id: '#swagger-ui',
@@ -37,14 +104,18 @@ const startScript = `(() => {
     displayRequestDuration: true,
     validatorUrl: null,
     presets: [SwaggerUIBundle.presets.apis],
-    plugins: [thisDeploymentFirst],
+    plugins: [thisDeploymentFirst, fileAnswers],
     layout: 'BaseLayout',
   });
 })();`;
 
-/** Assets are cached for a day; a new service version asks for them afresh. */
-const version = encodeURIComponent(config.SERVICE_VERSION);
+const bundleScript = inlineScriptText(swaggerUiFile('swagger-ui-bundle.js'));
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
 
+/**
+ * One self-contained page: Swagger UI's stylesheet and script are inline, so a visit is this page
+ * and the document it reads (`openapi.yaml`), neither counted against the caller's rate limit.
+ */
 export const docsPage = `<!doctype html>
 <html lang="en">
 <head>
@@ -52,25 +123,30 @@ export const docsPage = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>File conversion API reference</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="docs/swagger-ui.css?v=${version}">
+<style>${inlineStyleText(swaggerUiFile('swagger-ui.css'))}</style>
 </head>
 <body>
 <div id="swagger-ui"></div>
-<script src="docs/swagger-ui-bundle.js?v=${version}"></script>
+<script>${bundleScript}</script>
 <script>${startScript}</script>
 </body>
 </html>
 `;
 
+/** Changes with the page's bytes, so a cached copy is revalidated with one small request. */
+export const docsPageEtag = `"${sha256(docsPage).slice(0, 27)}"`;
+
 /**
- * Only this service's own scripts and styles run on the page (no CDN, no third-party validator);
- * "Try it out" may call any server the document lists.
+ * Only the page's own two scripts run (by hash: no CDN, no third-party validator); "Try it out" may
+ * call any server the document lists; file answers are shown from blob: URLs, images and media
+ * only.
  */
 export const docsSecurityPolicy = [
   "default-src 'none'",
-  `script-src 'self' 'sha256-${createHash('sha256').update(startScript).digest('base64')}'`,
+  `script-src 'sha256-${sha256(bundleScript)}' 'sha256-${sha256(startScript)}'`,
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
+  "img-src 'self' data: blob:",
+  'media-src blob:',
   "font-src 'self' data:",
   'connect-src *',
   "base-uri 'none'",

@@ -2,6 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { routes } from '#shared/routes.ts';
 import { tiers } from '#shared/tiers.ts';
 
 /** The contract's window for rate limits. */
@@ -13,11 +14,25 @@ export const freeTierRateLimitedBody = {
 };
 
 /**
+ * The paths of the route table's quotaFree rows (the docs page, its assets, openapi.yaml) as one
+ * regular expression on the URI path, whatever stage or base path comes before them.
+ */
+export const quotaFreePathPattern = `/(${routes
+  .filter((route) => route.quotaFree)
+  .map((route) =>
+    route.path
+      .slice(1)
+      .replaceAll('.', '\\.')
+      .replace(/\{\w+\}/g, '[^/]+'),
+  )
+  .join('|')})$`;
+
+/**
  * The free tier's per-IP limit: a WAF rate-based rule on the API stage that counts requests per
  * client IP over a 60 s window, but only requests that carry no x-api-key (keyed requests are
  * throttled by their usage plan; a made-up key skips this rule and is refused 401 by the
- * authorizer, see docs/deploy.md for what bounds those). Over the limit WAF itself answers 429
- * with the contract's body and Retry-After.
+ * authorizer, see docs/deploy.md for what bounds those), and not the quotaFree paths. Over the
+ * limit WAF itself answers 429 with the contract's body and Retry-After.
  */
 export class FreeTierWaf extends Construct {
   readonly webAcl: wafv2.CfnWebACL;
@@ -39,6 +54,13 @@ export class FreeTierWaf extends Construct {
         textTransformations: [{ priority: 0, type: 'NONE' }],
       },
     };
+    const isQuotaFree: wafv2.CfnWebACL.StatementProperty = {
+      regexMatchStatement: {
+        fieldToMatch: { uriPath: {} },
+        regexString: quotaFreePathPattern,
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    };
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
@@ -55,7 +77,14 @@ export class FreeTierWaf extends Construct {
               limit: tiers.free.requestsPerMinute,
               evaluationWindowSec: freeTierWindowSeconds,
               aggregateKeyType: 'IP',
-              scopeDownStatement: { notStatement: { statement: hasApiKey } },
+              scopeDownStatement: {
+                andStatement: {
+                  statements: [
+                    { notStatement: { statement: hasApiKey } },
+                    { notStatement: { statement: isQuotaFree } },
+                  ],
+                },
+              },
             },
           },
           action: {

@@ -133,7 +133,10 @@ export const postRouteErrors: readonly ErrorCode[] = [
 /** Every error code a route can answer, ordered by status then by first mention. */
 export function routeErrors(route: RouteSpec, extra: readonly ErrorCode[] = []): ErrorCode[] {
   const common = route.method === 'POST' ? postRouteErrors : everyRouteErrors;
-  const codes = [...new Set([...common, ...route.errors, ...extra])];
+  const codes = [...new Set([...common, ...route.errors, ...extra])].filter(
+    // A route that costs no quota is never refused for the rate limit.
+    (code) => !(route.quotaFree && code === 'rate_limit_exceeded'),
+  );
   return codes.sort((a, b) => errorStatus[a] - errorStatus[b]);
 }
 

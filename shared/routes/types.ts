@@ -51,6 +51,12 @@ export interface RouteSpec {
   responseExample?: Record<string, unknown>;
   /** What the route needs of the caller's tier; file routes hold `fileRouteNeeds`. */
   tierNeeds?: TierNeeds;
+  /**
+   * Not counted against the caller's rate limit or usage plan: the API reference page and the
+   * document it reads, so that reading the docs never spends the quota (the local gateway skips
+   * its count, the stack's WAF rule and usage plans leave these paths out).
+   */
+  quotaFree?: true;
   /** The error codes this route can answer with, besides the ones every route shares. */
   errors: readonly ErrorCode[];
 }

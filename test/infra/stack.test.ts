@@ -9,7 +9,7 @@ import { type RouteSpec, routes } from '#shared/routes.ts';
 import { tierNames, tiers } from '#shared/tiers.ts';
 import { layerBinaries } from '../../infra/stack/api-function.ts';
 import { bundleFunctions } from '../../infra/stack/bundle.ts';
-import { freeTierRateLimitedBody } from '../../infra/stack/free-tier-waf.ts';
+import { freeTierRateLimitedBody, quotaFreePathPattern } from '../../infra/stack/free-tier-waf.ts';
 import { downloadsSources, sizingFor } from '../../infra/stack/sizing.ts';
 import { FileConversionStack } from '../../infra/stack/stack.ts';
 import { planRequestsPerMinute, throttleFor } from '../../infra/stack/throttle.ts';
@@ -186,13 +186,15 @@ describe('functions, one per function of the route table', () => {
 });
 
 describe('REST API from the route table', () => {
-  it('has a method for every route, behind the authorizer and a usage plan key', () => {
+  it('has a method for every route, behind the authorizer and, but for the docs, a usage plan key', () => {
     const authorizerId = ofType('AWS::ApiGateway::Authorizer')[0]![0];
+    const quotaFree = routes.filter((route) => route.quotaFree).map((route) => route.path);
+    expect(quotaFree.sort()).toEqual(['/docs', '/docs/{asset}', '/openapi.yaml']);
     for (const route of routes) {
       expect(methodFor(route).Properties, `${route.method} ${route.path}`).toMatchObject({
         AuthorizationType: 'CUSTOM',
         AuthorizerId: { Ref: authorizerId },
-        ApiKeyRequired: true,
+        ApiKeyRequired: !route.quotaFree,
         Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
       });
     }
@@ -338,15 +340,33 @@ describe('tiers at the gateway', () => {
         EvaluationWindowSec: 60,
         AggregateKeyType: 'IP',
         ScopeDownStatement: {
-          NotStatement: {
-            Statement: {
-              SizeConstraintStatement: {
-                FieldToMatch: { SingleHeader: { Name: 'x-api-key' } },
-                ComparisonOperator: 'GT',
-                Size: 0,
-                TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+          AndStatement: {
+            Statements: [
+              {
+                NotStatement: {
+                  Statement: {
+                    SizeConstraintStatement: {
+                      FieldToMatch: { SingleHeader: { Name: 'x-api-key' } },
+                      ComparisonOperator: 'GT',
+                      Size: 0,
+                      TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+                    },
+                  },
+                },
               },
-            },
+              {
+                // The docs page, its assets and openapi.yaml are not counted.
+                NotStatement: {
+                  Statement: {
+                    RegexMatchStatement: {
+                      FieldToMatch: { UriPath: {} },
+                      RegexString: quotaFreePathPattern,
+                      TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+                    },
+                  },
+                },
+              },
+            ],
           },
         },
       },
@@ -359,6 +379,20 @@ describe('tiers at the gateway', () => {
     expect(body.ContentType).toBe('APPLICATION_JSON');
     expect(JSON.parse(body.Content)).toEqual(freeTierRateLimitedBody);
     expect(freeTierRateLimitedBody).toEqual({ error: 'rate_limit_exceeded', message: expect.any(String) });
+
+    const quotaFree = new RegExp(quotaFreePathPattern);
+    for (const path of ['/prod/docs', '/prod/docs/swagger-ui.css', '/prod/openapi.yaml', '/docs']) {
+      expect(quotaFree.test(path), path).toBe(true);
+    }
+    for (const path of [
+      '/prod/image-convert',
+      '/prod/status',
+      '/prod/docsx',
+      '/prod/docs/a/b',
+      '/prod/openapi-yaml',
+    ]) {
+      expect(quotaFree.test(path), path).toBe(false);
+    }
 
     const association = ofType('AWS::WAFv2::WebACLAssociation')[0]![1];
     const stageId = logicalId(synth.stack.api.deploymentStage);

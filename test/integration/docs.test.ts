@@ -1,17 +1,37 @@
-import type { Page } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Browser, ensureChromium, launchBrowser } from '../support/browser.ts';
+import { FixtureServer } from '../support/fixture-server.ts';
 import { type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { photo, textPdf, zipEntries } from '../unit/pdf/fixtures.ts';
 
 describe('GET /docs in a real browser', () => {
   let gateway: RunningGateway;
   let browser: Browser;
   let page: Page;
+  const sources = new FixtureServer();
   const requested: string[] = [];
   const problems: string[] = [];
 
+  const load = async () => {
+    await page.goto(`${gateway.url}/docs`);
+    await page.waitForSelector('#operations-Text-slugify', { timeout: 60_000 });
+  };
+
+  /** The free tier's remaining requests for this client, as a counted API call reports them. */
+  const remainingAfterOneCall = async () => {
+    const answer = await fetch(`${gateway.url}/status`);
+    expect(answer.status).toBe(200);
+    return Number(/;r=(\d+);/.exec(answer.headers.get('RateLimit') ?? '')?.[1]);
+  };
+
   beforeAll(async () => {
     const executablePath = await ensureChromium();
+    await sources.start();
+    sources.serve('/photo.png', await (await photo(96, 64)).png().toBuffer(), 'image/png');
+    sources.serve('/three.pdf', Buffer.from(await textPdf({ pages: 3 })), 'application/pdf');
+    sources.serve('/two.pdf', Buffer.from(await textPdf({ pages: 2 })), 'application/pdf');
     gateway = await startLocalGateway();
     browser = await launchBrowser(executablePath);
     page = await browser.context.newPage();
@@ -20,30 +40,84 @@ describe('GET /docs in a real browser', () => {
       if (message.type() === 'error') problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(`${gateway.url}/docs`);
-    await page.waitForSelector('#operations-Text-slugify', { timeout: 20_000 });
-  }, 60_000);
+    await load();
+  });
 
   afterAll(async () => {
     await browser?.close();
     await gateway?.stop();
+    await sources.stop();
   });
 
-  it('renders every operation of /openapi.yaml from the service itself, nothing from elsewhere', async () => {
+  it('renders every operation of /openapi.yaml from the page and the document alone', async () => {
     const document = await (await fetch(`${gateway.url}/openapi.yaml`)).text();
     const operationIds = [...document.matchAll(/^ {6}operationId: (\S+)$/gm)].map(([, id]) => id);
     expect(operationIds.length).toBeGreaterThan(4);
     const shown = await page.locator('.opblock').count();
     expect(shown).toBe(operationIds.length);
-    expect(requested.filter((url) => !url.startsWith(`${gateway.url}/`))).toEqual([]);
-    expect(requested).toEqual(expect.arrayContaining([`${gateway.url}/openapi.yaml`]));
+    // One request for the page and one for the document it reads: Swagger UI is inline.
+    expect(requested).toEqual([`${gateway.url}/docs`, `${gateway.url}/openapi.yaml`]);
     expect(problems).toEqual([]);
   });
+
+  it('works on every reload by an anonymous visitor, and costs the API quota nothing', async () => {
+    const before = await remainingAfterOneCall();
+    for (let reload = 1; reload <= 3; reload += 1) {
+      await page.reload();
+      await page.waitForSelector('#operations-Text-slugify', { timeout: 60_000 });
+      expect(await page.locator('.opblock').count(), `reload ${reload}`).toBeGreaterThan(4);
+    }
+    // More loads than the free tier's ten requests a minute would allow, all served.
+    for (let visit = 0; visit < 4; visit += 1) {
+      for (const path of ['/docs', '/openapi.yaml', '/docs/swagger-ui.css']) {
+        expect((await fetch(`${gateway.url}${path}`)).status, path).toBe(200);
+      }
+    }
+    // Only the two counted /status calls moved the count.
+    expect(await remainingAfterOneCall()).toBe(before - 1);
+    expect(problems).toEqual([]);
+  }, 300_000);
 
   it('offers the deployment that serves the page as the first server', async () => {
     const first = await page.locator('.servers select option').first().getAttribute('value');
     expect(first).toBe(gateway.url);
   });
+
+  /**
+   * Runs an operation from "Try it out" with `body` and gives back the answer the service sent: the
+   * page's request is passed to the gateway from here and its bytes kept on the way back.
+   */
+  async function tryIt(operation: Locator, path: string, body: unknown) {
+    let sent: { status: number; headers: Record<string, string>; bytes: Buffer } | undefined;
+    await page.route(`${gateway.url}${path}`, async (route) => {
+      const response = await route.fetch();
+      sent = { status: response.status(), headers: response.headers(), bytes: await response.body() };
+      await route.fulfill({ response });
+    });
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('.body-param textarea').fill(JSON.stringify(body));
+    const answered = page.waitForResponse((response) => response.url() === `${gateway.url}${path}`);
+    await operation.locator('button.execute').click();
+    await answered;
+    await page.unroute(`${gateway.url}${path}`);
+    if (!sent) throw new Error(`no answer to ${path}`);
+    expect(sent.status, sent.bytes.toString('utf8', 0, 300)).toBe(200);
+    return sent;
+  }
+
+  /** Clicks the answer's download link and reads the file the browser saved. */
+  async function download(operation: Locator) {
+    const link = operation.locator('a.file-answer-download');
+    await link.waitFor({ timeout: 60_000 });
+    const saving = page.waitForEvent('download');
+    await link.click();
+    const saved = await saving;
+    const path = await saved.path();
+    return { name: saved.suggestedFilename(), bytes: await readFile(path) };
+  }
+
+  const named = (headers: Record<string, string>) =>
+    /filename="([^"]+)"/.exec(headers['content-disposition'] ?? '')?.[1];
 
   it('runs POST /slugify from "Try it out" and shows the answer', async () => {
     const operation = page.locator('#operations-Text-slugify');
@@ -62,6 +136,53 @@ describe('GET /docs in a real browser', () => {
     expect(
       await operation.locator('.live-responses-table tr.response .response-col_status').first().textContent(),
     ).toContain('200');
+    expect(await operation.locator('a.file-answer-download').count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('shows an /image-convert answer as an image and downloads it byte for byte under its name', async () => {
+    const operation = page.locator('#operations-Image-imageConvert');
+    const sent = await tryIt(operation, '/image-convert', {
+      sourceUrl: sources.url('/photo.png'),
+      outputFormat: 'webp',
+    });
+    expect(sent.headers['content-type']).toBe('image/webp');
+    const shown = operation.locator('img.file-answer-preview');
+    await expect.poll(() => shown.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(96);
+    const saved = await download(operation);
+    expect(saved.name).toBe(named(sent.headers));
+    expect(saved.name).toMatch(/\.webp$/);
+    expect(saved.bytes.equals(sent.bytes)).toBe(true);
+    expect(problems).toEqual([]);
+  });
+
+  it('downloads a several-page /pdf-to-image answer as the very ZIP the service sent', async () => {
+    const operation = page.locator('#operations-PDF-pdfToImage');
+    const sent = await tryIt(operation, '/pdf-to-image', {
+      sourceUrl: sources.url('/three.pdf'),
+      outputFormat: 'png',
+      dpi: 36,
+    });
+    expect(sent.headers['content-type']).toBe('application/zip');
+    const saved = await download(operation);
+    expect(saved.name).toBe(named(sent.headers));
+    expect(saved.name).toMatch(/\.zip$/);
+    expect(saved.bytes.equals(sent.bytes)).toBe(true);
+    expect(zipEntries(saved.bytes)).toHaveLength(3);
+    expect(await operation.locator('.file-answer').textContent()).not.toContain('Unrecognized');
+  });
+
+  it('downloads a /pdf-merge answer as the very PDF the service sent', async () => {
+    const operation = page.locator('#operations-PDF-pdfMerge');
+    const sent = await tryIt(operation, '/pdf-merge', {
+      sources: [sources.url('/three.pdf'), sources.url('/two.pdf')],
+    });
+    expect(sent.headers['content-type']).toBe('application/pdf');
+    const saved = await download(operation);
+    expect(saved.name).toBe(named(sent.headers));
+    expect(saved.name).toMatch(/\.pdf$/);
+    expect(saved.bytes.equals(sent.bytes)).toBe(true);
+    expect(saved.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(problems).toEqual([]);
   });
 });

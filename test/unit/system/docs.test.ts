@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { handler as assetHandler } from '#functions/docs/assets/handler.ts';
 import { handler as pageHandler } from '#functions/docs/handler.ts';
+import { inlineScriptText } from '#functions/docs/swagger-ui.ts';
 import { apiEvent, call } from '../../support/lambda.ts';
 
 const require = createRequire(import.meta.url);
@@ -15,28 +16,69 @@ const getAsset = (asset: string) => {
   return call(assetHandler, event);
 };
 
+const getPage = (headers: Record<string, string> = {}) => {
+  const event = apiEvent(undefined, { method: 'GET', path: '/docs' });
+  event.headers = { ...event.headers, ...headers };
+  return call(pageHandler, event);
+};
+const inlineScripts = (html: string) =>
+  [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(([, script]) => script!);
+
 describe('GET /docs', () => {
-  it('is an HTML page that loads Swagger UI from this service, by relative URLs only', async () => {
-    const answer = await call(pageHandler, apiEvent(undefined, { method: 'GET', path: '/docs' }));
+  it('is one self-contained HTML page: Swagger UI inline, the document by a relative URL', async () => {
+    const answer = await getPage();
     expect(answer.statusCode).toBe(200);
     expect(answer.headers['Content-Type']).toBe('text/html; charset=utf-8');
     expect(answer.headers['X-Request-Id']).toMatch(/^test-/);
     const html = answer.body.toString('utf8');
-    expect(html).toMatch(/<link rel="stylesheet" href="docs\/swagger-ui\.css\?v=[\d.]+">/);
-    expect(html).toMatch(/<script src="docs\/swagger-ui-bundle\.js\?v=[\d.]+"><\/script>/);
-    expect(html).toContain("new URL('openapi.yaml', base)");
+    expect(html).not.toMatch(/<link rel="stylesheet"|<script src=/);
     expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
+    const css = await readFile(require.resolve('swagger-ui-dist/swagger-ui.css'), 'utf8');
+    expect(html).toContain(`<style>${css.slice(0, 2000)}`);
+    const [bundle, start] = inlineScripts(html);
+    expect(bundle).toContain('SwaggerUIBundle');
+    expect(bundle).not.toContain('sourceMappingURL');
+    expect(start).toContain("new URL('openapi.yaml', base)");
   });
 
-  it('allows its own inline start script by hash, and no script from elsewhere', async () => {
-    const answer = await call(pageHandler, apiEvent(undefined, { method: 'GET', path: '/docs' }));
-    const html = answer.body.toString('utf8');
-    const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(([, script]) => script!);
-    expect(inline).toHaveLength(1);
+  it('allows exactly its two inline scripts by hash, and blob: only for images and media', async () => {
+    const answer = await getPage();
+    const scripts = inlineScripts(answer.body.toString('utf8'));
+    expect(scripts).toHaveLength(2);
     const policy = String(answer.headers['Content-Security-Policy']);
-    const hash = createHash('sha256').update(inline[0]!).digest('base64');
-    expect(policy).toContain(`script-src 'self' 'sha256-${hash}'`);
-    expect(policy).toContain("default-src 'none'");
+    const hashes = scripts.map(
+      (script) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`,
+    );
+    const directives: Record<string, string[]> = Object.fromEntries(
+      policy.split('; ').map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1)]),
+    );
+    expect(directives['script-src']).toEqual(hashes);
+    expect(directives['default-src']).toEqual(["'none'"]);
+    expect(directives['img-src']).toEqual(["'self'", 'data:', 'blob:']);
+    expect(directives['media-src']).toEqual(['blob:']);
+    const withBlob = Object.entries(directives).filter(([, sources]) => sources.includes('blob:'));
+    expect(withBlob.map(([name]) => name).sort()).toEqual(['img-src', 'media-src']);
+  });
+
+  it('keeps the inlined script from closing its element early', () => {
+    expect(inlineScriptText('a("</script>"); /<!--/; "<SCRIPT>"')).toBe(
+      'a("\\x3C/script>"); /\\x3C!--/; "\\x3CSCRIPT>"',
+    );
+    expect(() => inlineScriptText('/\\<!--/')).toThrow();
+  });
+
+  it('is cacheable: an ETag, and 304 without a body for a caller that holds it', async () => {
+    const first = await getPage();
+    const etag = String(first.headers.ETag);
+    expect(etag).toMatch(/^"[\w+/]{27}"$/);
+    expect(first.headers['Cache-Control']).toMatch(/max-age=\d+/);
+    for (const held of [etag, `W/${etag}`, `"other", ${etag}`]) {
+      const again = await getPage({ 'If-None-Match': held });
+      expect(again.statusCode, held).toBe(304);
+      expect(again.body.length).toBe(0);
+      expect(again.headers.ETag).toBe(etag);
+    }
+    expect((await getPage({ 'if-none-match': '"other"' })).statusCode).toBe(200);
   });
 });
 
