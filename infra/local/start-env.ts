@@ -22,7 +22,10 @@ const gatewayEnv = z.object({
     .min(1, { error: 'must not be empty: set a secret, or leave it unset to require none' })
     .optional(),
   S3_ENDPOINT: z
-    .url({ error: 'must be an http(s) URL of an S3-compatible server, or unset for the embedded one' })
+    .url({
+      protocol: /^https?$/,
+      error: 'must be an http(s) URL of an S3-compatible server, or unset for the embedded one',
+    })
     .optional(),
   S3_SECRET: z
     .string()
@@ -38,6 +41,10 @@ const gatewayEnv = z.object({
         'must be at least 16 characters: use a long random value (openssl rand -hex 32), or leave it unset to generate one',
     })
     .optional(),
+  /** `in-process` runs the handlers in the gateway's own process (for a debugger), unbounded. */
+  LOCAL_ISOLATION: z
+    .enum(['workers', 'in-process'], { error: 'must be workers (the default) or in-process' })
+    .default('workers'),
   JOBS_BUCKET: z
     .string()
     .min(3, { error: 'must be an S3 bucket name of 3 to 63 characters' })

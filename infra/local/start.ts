@@ -52,7 +52,7 @@ async function start(): Promise<void> {
     host: env.HOST,
     apiKeys: env.API_KEYS,
     proxySecret: env.MARKETPLACE_PROXY_SECRET,
-    isolation: 'in-process',
+    isolation: env.LOCAL_ISOLATION,
   });
   process.stdout.write(`Listening on ${gateway.url} (S3 at ${process.env.S3_ENDPOINT})\n`);
 
@@ -67,4 +67,10 @@ async function start(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // `npm start` runs this through a shell that does not pass SIGTERM on: when npm is told to stop,
+  // the shell ends and this process is handed to another parent. That, too, means stop.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 250).unref();
 }
