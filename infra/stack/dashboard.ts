@@ -24,7 +24,7 @@ export function serviceDashboard(
     name: string;
     namespace: string;
     families: DashboardFamily[];
-    edge: { blocked: cloudwatch.IMetric; authorizer: WatchedFunction; jobsFailed: cloudwatch.IMetric };
+    edge: { blocked: cloudwatch.Metric; authorizer: WatchedFunction; jobsFailed: cloudwatch.Metric };
   },
 ): cloudwatch.Dashboard {
   const { namespace } = props;
