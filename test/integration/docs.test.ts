@@ -67,14 +67,20 @@ describe('GET /docs in a real browser', () => {
       await page.waitForSelector('#operations-Text-slugify', { timeout: 60_000 });
       expect(await page.locator('.opblock').count(), `reload ${reload}`).toBeGreaterThan(4);
     }
-    // More loads than the free tier's ten requests a minute would allow, all served.
+    // More loads than the free tier's ten requests a minute would allow, all served, and the
+    // standing each reports never goes down (it can only go up, as older calls leave the window).
+    const standing: number[] = [];
     for (let visit = 0; visit < 4; visit += 1) {
       for (const path of ['/docs', '/openapi.yaml', '/docs/swagger-ui.css']) {
-        expect((await fetch(`${gateway.url}${path}`)).status, path).toBe(200);
+        const answer = await fetch(`${gateway.url}${path}`);
+        expect(answer.status, path).toBe(200);
+        await answer.arrayBuffer();
+        standing.push(Number(/;r=(\d+);/.exec(answer.headers.get('RateLimit') ?? '')?.[1]));
       }
     }
-    // Only the two counted /status calls moved the count.
-    expect(await remainingAfterOneCall()).toBe(before - 1);
+    expect(standing).toEqual([...standing].sort((a, b) => a - b));
+    // Only the counted /status calls move the count (and the window may have let the first go).
+    expect(await remainingAfterOneCall()).toBeGreaterThanOrEqual(before - 1);
     expect(problems).toEqual([]);
   }, 300_000);
 
