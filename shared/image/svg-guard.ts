@@ -150,8 +150,10 @@ export function assertSelfContainedSvg(
       if (attribute.local === 'href' && name.local === 'use') use = useTarget(value);
       checkCss(value);
     }
-    const styleFilter = /filter\s*:([^;]*)/i.exec(tag.attributes.style ?? '')?.[1];
-    references.open(tag.attributes.id, use, filterTarget(styleFilter ?? tag.attributes.filter));
+    const { id, style, filter: filterAttribute } = tag.attributes;
+    const styleFilter = style === undefined ? undefined : /filter\s*:([^;]*)/i.exec(style)?.[1];
+    const applied = styleFilter ?? filterAttribute;
+    references.open(id, use, applied === undefined ? undefined : filterTarget(applied));
   });
   parser.on('closetag', (tag) => {
     if (filter && depth === filter.depth) filter = undefined;

@@ -69,6 +69,8 @@ export class SvgReferences {
    * answers how many filter primitives drawing it runs.
    */
   assertBounded(): number {
+    // Without references or filters every element is drawn once, and the element limit holds.
+    if (this.#uses.size === 0 && this.#filters.size === 0 && this.styledFilters.size === 0) return 0;
     let drawn = 0;
     let primitives = 0;
     const styled = [...this.styledFilters].reduce((sum, id) => sum + (this.primitives.get(id) ?? 0), 0);
