@@ -23,7 +23,7 @@ export const isDocsAsset = (name: string | undefined): name is DocsAsset =>
  * under that name, byte for byte; the blob: URLs it makes are what the policy below allows.
  */
 const startScript = `(() => {
-  const base = new URL('.', window.location.href);
+  const base = new URL(window.location.pathname.endsWith('/') ? '..' : '.', window.location.href); // /docs or /docs/
   const here = { url: base.href.replace(/\\/$/, ''), description: 'This deployment (where this page is served)' };
   const thisDeploymentFirst = () => ({
     statePlugins: {

@@ -91,16 +91,23 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   async function serve(request: IncomingMessage, response: ServerResponse, call: Call) {
     const { requestId, sourceIp } = call;
     const url = new URL(request.url ?? '/', 'http://local');
-    const found = match(request.method ?? 'GET', url.pathname);
+    // HEAD is answered as GET; Node's server sends the head of the answer without its body.
+    const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
+    const found = match(method, url.pathname);
+    if (found.kind !== 'route') {
+      // Answers given without running a function still show the caller's own standing.
+      call.limitHeaders = standing(request, sourceIp);
+    }
     if (found.kind === 'not_found') {
       return refuse(response, call, new HttpError('not_found', `No route ${url.pathname}.`));
     }
     if (found.kind === 'preflight') {
-      response.writeHead(204, { ...preflightHeaders, 'X-Request-Id': requestId }).end();
+      response.writeHead(204, { ...call.limitHeaders, ...preflightHeaders, 'X-Request-Id': requestId }).end();
       return;
     }
     if (found.kind === 'method_not_allowed') {
-      const allow = [...found.methods, 'OPTIONS'].join(', ');
+      const methods = found.methods.includes('GET') ? [...found.methods, 'HEAD'] : found.methods;
+      const allow = [...methods, 'OPTIONS'].join(', ');
       const error = new HttpError('method_not_allowed', `${url.pathname} answers ${allow}.`, {
         headers: { Allow: allow },
       });
@@ -170,6 +177,22 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     }
     response.writeHead(result.statusCode, { ...call.limitHeaders, ...result.headers });
     await pipeline(result.body, response).catch(() => response.destroy());
+  }
+
+  /**
+   * The caller's rate-limit standing, not counted: the key's when the request names a valid one,
+   * else the client IP's free tier (API Gateway, too, answers an unknown path before any authorizer).
+   */
+  function standing(request: IncomingMessage, sourceIp: string): Record<string, string> {
+    try {
+      const caller = authorize(
+        { headers: proxyHeaders(request).headers, sourceIp },
+        { lookupKey, proxySecret: options.proxySecret },
+      );
+      return rateLimitHeaders(caller.tier, limiter.peek(caller.callerId, caller.requestsPerMinute));
+    } catch {
+      return rateLimitHeaders('free', limiter.peek(`ip:${sourceIp}`, tiers.free.requestsPerMinute));
+    }
   }
 
   /**

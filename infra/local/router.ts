@@ -22,7 +22,9 @@ export function createRouter(routes: readonly RouteSpec[]): (method: string, pat
   }
   // A path without parameters is found by name; API Gateway, too, prefers it to a parameter.
   const templates = [...paths.entries()].filter(([, compiled]) => compiled.names.length > 0);
-  return (method, pathname) => {
+  return (method, requested) => {
+    // API Gateway routes `/docs/` to the `/docs` resource (the event's path keeps the slash).
+    const pathname = requested.length > 1 && requested.endsWith('/') ? requested.slice(0, -1) : requested;
     const literal = paths.get(pathname);
     if (literal && literal.names.length === 0) return matchMethod(literal, method);
     for (const [, compiled] of templates) {
