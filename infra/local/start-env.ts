@@ -53,6 +53,9 @@ const gatewayEnv = z.object({
 
 export type GatewayEnv = z.infer<typeof gatewayEnv>;
 
+/** The variables `npm start` reads itself (README's configuration table states each). */
+export const gatewayVariables = Object.keys(gatewayEnv.shape);
+
 /** A start-up failure whose message is the whole story: printed as it is, without a stack. */
 export class StartupError extends Error {
   override name = 'StartupError';
