@@ -22,6 +22,20 @@ import { dropUnreachable } from '#shared/pdf/prune.ts';
 
 const name = (text: string) => PDFName.of(text);
 
+/** The names looked up for every object, made once. */
+const knownNames = ['S', 'GoTo', 'URI', 'Named', 'N', 'OpenAction', 'D', 'Next', 'Names'] as const;
+const known = Object.fromEntries(
+  [...knownNames, 'Collection', 'Annots', 'Subtype', 'EmbeddedFile', 'A', 'PA'].map((text) => [
+    text,
+    name(text),
+  ]),
+) as Record<
+  (typeof knownNames)[number] | 'Collection' | 'Annots' | 'Subtype' | 'EmbeddedFile' | 'A' | 'PA',
+  PDFName
+>;
+/** Entries that hold an action (or, for /Next, actions). */
+const actionKeys = [known.A, known.PA, known.Next];
+
 /** Every action type of ISO 32000-2 (12.6.4); a dict whose `/S` is one of these is an action. */
 const actionTypes = new Set(
   [
@@ -69,14 +83,14 @@ const textOf = (value: PDFObject | undefined) =>
   value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
 
 function isAllowedAction(action: PDFDict): boolean {
-  const type = action.lookup(name('S'));
-  if (type === name('GoTo')) return true;
-  if (type === name('URI')) return webScheme.test(textOf(action.lookup(name('URI'))) ?? '');
-  if (type === name('Named')) return pageNamedActions.has(action.lookup(name('N')) as PDFName);
+  const type = action.lookup(known.S);
+  if (type === known.GoTo) return true;
+  if (type === known.URI) return webScheme.test(textOf(action.lookup(known.URI)) ?? '');
+  if (type === known.Named) return pageNamedActions.has(action.lookup(known.N) as PDFName);
   return false;
 }
 
-const isAction = (dict: PDFDict) => actionTypes.has(dict.lookup(name('S')) as PDFName);
+const isAction = (dict: PDFDict) => actionTypes.has(dict.lookup(known.S) as PDFName);
 
 const isDestination = (value: PDFObject | undefined) =>
   value instanceof PDFArray || value instanceof PDFName || textOf(value) !== undefined;
@@ -98,18 +112,14 @@ class Cleaner {
 
   /** The catalog's open action may only show a place in the document. */
   openAction(dict: PDFDict): void {
-    const key = name('OpenAction');
+    const key = known.OpenAction;
     const action = dict.lookup(key);
     if (action === undefined || isDestination(action)) return;
-    const destination = action instanceof PDFDict ? action.lookup(name('D')) : undefined;
-    if (
-      action instanceof PDFDict &&
-      action.lookup(name('S')) === name('GoTo') &&
-      isDestination(destination)
-    ) {
+    const destination = action instanceof PDFDict ? action.lookup(known.D) : undefined;
+    if (action instanceof PDFDict && action.lookup(known.S) === known.GoTo && isDestination(destination)) {
       // A GoTo with a follow-up chain becomes its bare destination: the view, and nothing after it.
       dict.set(key, destination as PDFObject);
-      if (action.has(name('Next'))) this.removed += 1;
+      if (action.has(known.Next)) this.removed += 1;
       return;
     }
     this.#delete(dict, key);
@@ -118,9 +128,9 @@ class Cleaner {
   catalog(): void {
     const { catalog } = this.#doc;
     this.openAction(catalog);
-    const names = catalog.lookup(name('Names'));
+    const names = catalog.lookup(known.Names);
     if (names instanceof PDFDict) for (const key of removedNameTrees) this.#delete(names, key);
-    this.#delete(catalog, name('Collection'));
+    this.#delete(catalog, known.Collection);
   }
 
   /** An action entry (`/A`, `/PA`, `/Next`) keeps only links, page views and page turns. */
@@ -141,13 +151,13 @@ class Cleaner {
   }
 
   annotations(dict: PDFDict): void {
-    const annotations = dict.lookup(name('Annots'));
+    const annotations = dict.lookup(known.Annots);
     if (!(annotations instanceof PDFArray)) return;
     for (let index = annotations.size() - 1; index >= 0; index -= 1) {
       const annotation = annotations.lookup(index);
       if (
         annotation instanceof PDFDict &&
-        removedAnnotations.has(annotation.lookup(name('Subtype')) as PDFName)
+        removedAnnotations.has(annotation.lookup(known.Subtype) as PDFName)
       ) {
         annotations.remove(index);
         this.removed += 1;
@@ -163,8 +173,8 @@ class Cleaner {
       return;
     }
     for (const key of removedKeys) this.#delete(dict, key);
-    for (const key of ['A', 'PA', 'Next']) this.actionEntry(dict, name(key));
-    if (dict.has(name('OpenAction'))) this.openAction(dict);
+    for (const entry of actionKeys) this.actionEntry(dict, entry);
+    if (dict.has(known.OpenAction)) this.openAction(dict);
     this.annotations(dict);
   }
 
@@ -187,7 +197,7 @@ class Cleaner {
     this.catalog();
     const { context } = this.#doc;
     for (const [ref, object] of context.enumerateIndirectObjects()) {
-      if (object instanceof PDFStream && object.dict.get(PDFName.Type) === name('EmbeddedFile')) {
+      if (object instanceof PDFStream && object.dict.get(PDFName.Type) === known.EmbeddedFile) {
         // Reached from somewhere other than a file specification's /EF: its bytes go all the same.
         context.delete(ref);
         this.removed += 1;
