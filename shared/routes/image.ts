@@ -7,8 +7,10 @@ import {
   imageOptimizeBody,
   imageResizeBody,
 } from '#shared/image/schemas.ts';
+import { svgImageLimits } from '#shared/image/svg-data-images.ts';
 import { svgLimits } from '#shared/image/svg-guard.ts';
 import { TRACE_MAX_SIDE } from '#shared/image/svg-output.ts';
+import { maxDrawnElements, maxFilterWork } from '#shared/image/svg-references.ts';
 import { sampleAnimation, samplePhoto, sampleTransparent } from '#shared/routes/samples.ts';
 import { fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
@@ -21,6 +23,13 @@ const sourceRules =
   'style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is ' +
   `fetched; an SVG nested more than ${svgLimits.maxDepth} elements deep or holding more than ` +
   `${svgLimits.maxElements.toLocaleString('en-US')} elements answers 400 \`invalid_source_file\`. ` +
+  'Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: ' +
+  `inline data: images at most ${svgImageLimits.maxPixels / 1e6} megapixels together, read from their headers ` +
+  `(nested SVG images too, ${svgImageLimits.maxNesting} levels at most); at most ` +
+  `${maxDrawnElements.toLocaleString('en-US')} elements drawn once <use> references are expanded; filter ` +
+  `primitives run (per filtered element) × rendered canvas megapixels at most ${maxFilterWork}. ` +
+  'A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 ' +
+  '`invalid_source_file` (12-bit JPEG is not supported). ' +
   'EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are ' +
   'converted); 16-bit sources are written at 8 bits.';
 
