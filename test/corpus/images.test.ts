@@ -102,7 +102,8 @@ describe('image differential corpus against ImageMagick, through the local gatew
         expect(JSON.parse(body.toString())).toMatchObject({ error: 'invalid_source_file' });
       }
     }
-  });
+    // Forty-six conversions through cold worker processes: room for a loaded machine.
+  }, 300_000);
 
   it('knows what the reference reads in each file (the corpus has both sides)', () => {
     expect(cases.filter((item) => item.reference).length).toBeGreaterThanOrEqual(12);

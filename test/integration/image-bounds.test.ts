@@ -46,7 +46,8 @@ describe('SVG render bounds through the local gateway over real HTTP', () => {
       expect(answer.body.error).toBe('invalid_source_file');
       expect(answer.body.message).toContain('at most 100 megapixels');
     }
-  });
+    // Three functions start cold in the gateway's worker processes: room for a loaded machine.
+  }, 180_000);
 
   it('refuses 10 levels of 10 <use> references with 400, not 500', async () => {
     const answer = await refusal('image-convert', { sourceUrl: url.uses, outputFormat: 'png' });

@@ -26,13 +26,13 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
     pngs = await damagedPngs();
     animations = await tallAnimations(fixtures.path(''));
     gateway = await startLocalGateway({ API_KEYS: 'image-inputs-key:enterprise:100000' });
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await gateway?.stop();
     await sources.stop();
     await fixtures.close();
-  });
+  }, 180_000);
 
   const post = (route: string, body: Record<string, unknown>) =>
     postJson(`${gateway.url}/${route}`, body, key);
@@ -54,7 +54,7 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
         ]);
       }
     }
-  });
+  }, 180_000);
 
   it('answers 400 invalid_source_file to every damaged PNG, also with 8 requests at once', async () => {
     const damaged = pngs.filter((png) => !png.size && !png.name.includes('ancillary'));
@@ -74,7 +74,7 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
         expect(answer.body.error).toBe('invalid_source_file');
       }
     }
-  });
+  }, 180_000);
 
   it('keeps every frame of an animation taller than 16 383 px stacked when converting to webp', async () => {
     for (const animation of animations) {
@@ -88,7 +88,7 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
         97,
       ]);
     }
-  });
+  }, 180_000);
 
   it('answers 400 invalid_source_file naming 12-bit JPEG on convert and resize', async () => {
     const url = urlOf(twelveBitJpeg());
@@ -103,5 +103,5 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
         message: expect.stringContaining('12-bit JPEG is not supported'),
       });
     }
-  });
+  }, 180_000);
 });
