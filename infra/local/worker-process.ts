@@ -166,7 +166,10 @@ export class WorkerProcess {
       if (running.chunks) running.chunks.push(payload);
       else if (running.body && !running.body.write(payload)) {
         this.#answers.pause();
-        running.body.once('drain', () => this.#answers.resume());
+        // Resumed when the body has room again, or is gone (its frames are then dropped).
+        const resume = () => this.#answers.resume();
+        running.body.once('drain', resume);
+        running.body.once('close', resume);
       }
     } else if (type === FrameType.end) {
       if (running.chunks && running.head) {
