@@ -19,13 +19,17 @@ const sampleAudio = 'https://www.w3schools.com/html/horse.mp3';
 
 const sourceRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) ' +
-  'and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi); ' +
-  'playlists and other text files are refused.';
+  'and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio ' +
+  'layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. ' +
+  'Playlists and other text files are refused.';
 
 const tierLength =
   'A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 ' +
-  '`media_too_long` before any work starts. So is a conversion that does not finish within 10 minutes, a ' +
-  'processing limit that is the same on every tier (its message says so): convert a shorter part.';
+  '`media_too_long` before any work starts, its length read from the packets where the header only estimates ' +
+  'or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on ' +
+  'past it is refused the same way. So is a conversion that does not finish within 10 minutes, a ' +
+  'processing limit that is the same on every tier (its message says so): convert a shorter part. A result ' +
+  'whose stream does not decode to a frame is never sent (400 `invalid_source_file`).';
 
 const typesOf = (formats: readonly (keyof typeof contentTypeOf)[]) =>
   formats.map((format) => contentTypeOf[format]);
@@ -97,7 +101,8 @@ export const mediaRoutes: RouteSpec[] = [
     tag: 'Media',
     summary: 'Capture one frame of a video as an image',
     description:
-      `${sourceRules} The frame at \`at\` seconds (default 10 % of the duration) as jpg, png or webp, ` +
+      `${sourceRules} The frame at \`at\` seconds (default 10 % of the duration, or the first decodable frame ` +
+      'when no frame lies past that time) as jpg, png or webp, ' +
       'optionally scaled to `width` with the aspect ratio kept. A time at or past the end answers 400 ' +
       '`invalid_range`. Reading one frame costs the same for any length, so the tier’s duration limit does ' +
       'not apply here.',
@@ -114,9 +119,11 @@ export const mediaRoutes: RouteSpec[] = [
     tag: 'Media',
     summary: 'Container, duration, bit rate and streams of an audio or video file',
     description:
-      `${sourceRules} container is the format read from the bytes; durationSeconds and bitRate are null ` +
-      'when the file does not state them. Streams are listed in file order; a cover picture attached to an ' +
-      'audio file has type `image`. Only the header is read, so the tier’s duration limit does not apply.',
+      `${sourceRules} container is the format read from the bytes. durationSeconds is read from the packets ` +
+      '(demuxed, not decoded) where the header only estimates it or lacks it (MP3, ADTS, WAV, FLAC, files ' +
+      'without a duration), else from the header; it and bitRate are null when they cannot be read. Streams ' +
+      'are listed in file order; a cover picture attached to an audio file has type `image`. Nothing is ' +
+      'decoded, so the tier’s duration limit does not apply.',
     body: mediaInfoBody,
     response: mediaInfoResult,
     example: { sourceUrl: sampleVideo },
