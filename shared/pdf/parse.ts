@@ -103,6 +103,14 @@ class BudgetedPdfParser extends PDFParser {
     // to skip them (then they read as absent, as viewers treat an object they cannot parse).
     super(bytes, 5000, !skipInvalidObjects, false);
     this.#budget = budget;
+    // pdf-lib makes a catalog up for a file with no trailer at all. pdfium and poppler refuse such a
+    // file as cut short, and so does every route here, alike; a trailer naming a wrong /Root is
+    // still recovered, as they recover it.
+    const self = this as unknown as { maybeRecoverRoot(): void };
+    const recoverRoot = self.maybeRecoverRoot.bind(this);
+    self.maybeRecoverRoot = () => {
+      if (this.context.trailerInfo.Root !== undefined) recoverRoot();
+    };
   }
 
   // The two lexer steps every loop of the parser passes through, its recovery scans included.

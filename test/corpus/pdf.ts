@@ -123,6 +123,7 @@ export async function jpxPdf(options: { declaredSide?: number } = {}): Promise<B
 function damageXref(pdf: Buffer): Buffer {
   const text = pdf.toString('latin1');
   const start = text.lastIndexOf('\nxref');
+  if (start < 0) return pdf;
   const damaged = text
     .slice(start)
     .replace(/^(\d{10}) (\d{5}) n/gm, (_line, offset: string, generation: string) => {
@@ -131,7 +132,10 @@ function damageXref(pdf: Buffer): Buffer {
   return latin1(text.slice(0, start) + damaged);
 }
 
-const withoutEndMarker = (pdf: Buffer) => pdf.subarray(0, pdf.lastIndexOf('%%EOF'));
+const withoutEndMarker = (pdf: Buffer) => {
+  const end = pdf.lastIndexOf('%%EOF');
+  return end < 0 ? pdf : pdf.subarray(0, end);
+};
 
 /** The small corpus: one file per class and neighbour, made in well under a second (JP2 aside). */
 export async function pdfCorpus(): Promise<CorpusPdf[]> {
@@ -206,6 +210,40 @@ export async function pdfCorpus(): Promise<CorpusPdf[]> {
       bytes: onePage({ contents: stream('/Filter /FlateDecode', deflateSync(square)) }),
     },
   ];
+}
+
+/**
+ * Small, deterministic damage: `count` bytes overwritten at positions drawn from `seed`, so a run
+ * is reproducible.
+ */
+function scratched(pdf: Buffer, seed: number, count: number): Buffer {
+  const copy = Buffer.from(pdf);
+  let state = seed;
+  const next = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state;
+  };
+  for (let index = 0; index < count; index += 1) copy[next() % copy.length] = next() % 256;
+  return copy;
+}
+
+/**
+ * The large corpus: every file of the small one, and each again behind a mail banner, without its
+ * end marker, with its cross-reference offsets shifted, and scratched at a few random bytes.
+ */
+export async function pdfCorpusLarge(): Promise<CorpusPdf[]> {
+  const small = await pdfCorpus();
+  const banner = latin1('Received: from mail.example.org\r\n\r\n');
+  return small.flatMap((entry, index) => [
+    entry,
+    { name: `${entry.name}, behind a banner`, bytes: Buffer.concat([banner, entry.bytes]) },
+    { name: `${entry.name}, no %%EOF`, bytes: withoutEndMarker(entry.bytes) },
+    { name: `${entry.name}, xref shifted`, bytes: damageXref(entry.bytes) },
+    ...[1, 2, 3].map((seed) => ({
+      name: `${entry.name}, scratched (seed ${seed})`,
+      bytes: scratched(entry.bytes, seed * 1000 + index, 8),
+    })),
+  ]);
 }
 
 /** Writes the corpus to a folder (for a look with other readers). */
