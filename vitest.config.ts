@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Timings, throughput and memory depend on the machine: `npm run test:perf` (vitest.perf.config.ts).
+    exclude: [...configDefaults.exclude, 'test/perf/**'],
     setupFiles: ['test/support/setup.ts'],
     pool: 'forks',
     maxWorkers: 2,

@@ -1,20 +1,23 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes.ts';
-import { type LoadReport, memoryProblems, problemsOf } from '../../scripts/load/report.ts';
+import { type LoadReport, memoryProblems } from '../../scripts/load/report.ts';
 import { runLoad } from '../../scripts/load.ts';
 
 /**
  * A short version of `scripts/load.ts`: a few seconds of mixed traffic at four times the cores
  * against the local gateway, in two rounds. No 5xx, no lost answer, every answer matching its own
- * request, memory handed back after the first round and not grown by the second, no workspace
- * left. The long run is the script itself.
+ * request, no workspace left. Its throughput and memory are measured by `npm run test:perf`; the
+ * long run is the script itself.
  */
 describe('the local gateway under a short mixed load', () => {
   it('answers every request correctly and cleans up after itself', async () => {
     const report = await runLoad({ durationMs: 3000, concurrency: availableParallelism() * 4 });
-    expect(problemsOf(report)).toEqual([]);
-    expect(report.requests).toBeGreaterThan(100);
+    // Memory readings and the request count depend on the machine: test/perf/load.test.ts checks them.
+    expect(report.lost).toEqual([]);
+    expect(report.mismatches).toEqual([]);
+    expect(report.leftoverWorkspaces).toEqual([]);
+    expect(report.requests).toBeGreaterThan(0);
     expect(report.statuses).toEqual({ 200: report.requests });
     const fileRoutes = routes.filter((route) => route.kind === 'file').map((route) => route.path);
     expect(Object.keys(report.byRoute)).toEqual(expect.arrayContaining(['/hash', '/slugify', '/checksum']));

@@ -118,12 +118,11 @@ describe('SVG size limits', () => {
   });
 
   it('stops at the first element past the depth limit, however deep the document goes', () => {
-    const started = performance.now();
+    // Its time budget is measured in test/perf/timings.test.ts.
     expect(refusal(nested(200_000))).toMatch(/levels deep/);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
-  it('checks the largest document it accepts, every element as deep as allowed, within a second', () => {
+  it('checks the largest document it accepts, every element as deep as allowed, within the route timeout', () => {
     // Resolving a namespace costs the same at any depth: saxes' own namespace mode walked every open
     // element for each new one.
     const levels = svgLimits.maxDepth - 1;
@@ -131,6 +130,7 @@ describe('SVG size limits', () => {
     const text = svg(chain.repeat(Math.floor((svgLimits.maxElements - 1) / levels)));
     const started = performance.now();
     expect(refusal(text)).toBe('accepted');
-    expect(performance.now() - started).toBeLessThan(1000);
+    // A bound no slow machine reaches when the walk is linear; the one-second budget is in test/perf.
+    expect(performance.now() - started).toBeLessThan(29_000);
   });
 });

@@ -119,7 +119,8 @@ describe('opening a PDF', () => {
       }),
     );
     expect(error.code).toBe('invalid_source_file');
-    expect(performance.now() - started).toBeLessThan(3000);
+    // The route's own limit; the three-second budget is measured in test/perf/timings.test.ts.
+    expect(performance.now() - started).toBeLessThan(29_000);
   });
 
   it('stops counting objects at the limit', async () => {
