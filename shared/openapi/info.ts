@@ -60,7 +60,8 @@ export function apiDescription(coverage: Coverage): string {
     `## Conventions
 - Requests are \`POST\` with \`Content-Type: application/json\` (a \`charset\` parameter is allowed), except the \`GET\` system routes. A body that is not valid JSON → 400 \`invalid_json\`; another content type → 415 \`unsupported_media_type\`; a body over 1 MiB → 413 \`request_too_large\`. Unknown fields are rejected (400 \`validation_failed\`), so a typo never silently does nothing; the message names every offending field by its path. An empty body counts as \`{}\`.
 - JSON answers are \`application/json; charset=utf-8\`. File answers are the file itself (never base64 or JSON wrapped) with its \`Content-Type\`, \`Content-Length\` where known and \`Content-Disposition: inline; filename="<source base name>.<ext>"\`. Several output files come back as one \`application/zip\`.
-- Unknown paths → 404 \`not_found\`; a known path with another method → 405 \`method_not_allowed\` with \`Allow\`.
+- Unknown paths → 404 \`not_found\`; a known path with another method → 405 \`method_not_allowed\` with \`Allow\`. A path with a trailing slash reaches the same route, as API Gateway routes it (\`/docs/\` serves the docs page). The local gateway answers \`HEAD\` on a \`GET\` route as \`GET\` without the body.
+- A function that gives no answer within its time limit (29 s for JSON routes) → 504, one that runs out of its memory → 502, both with \`internal_error\` and the request id, as API Gateway answers them; the local gateway runs each function in worker processes with the same memory size and time limit.
 - Every answer carries \`X-Request-Id\`. CORS is open (\`Access-Control-Allow-Origin: *\`) and preflight \`OPTIONS\` works on every path.
 - Errors are always \`{"error": "<code>", "message": "<text>"}\`, never a stack trace or an internal path.
 - Formats are lowercase names; ${aliases}.`,
@@ -69,7 +70,7 @@ A request without \`x-api-key\` is the free tier. An unknown or revoked key → 
 
 ${tierTable(coverage.asyncJobTiers)}
 
-Over the rate limit (a sliding 60 s window) → 429 \`rate_limit_exceeded\` with \`Retry-After\` in seconds. The local gateway also sends \`RateLimit-Policy\` and \`RateLimit\` (IETF httpapi ratelimit-headers draft) on every answer; in AWS, API Gateway usage plans enforce the limits.`,
+Over the rate limit (a sliding 60 s window) → 429 \`rate_limit_exceeded\` with \`Retry-After\` in seconds. The local gateway also sends \`RateLimit-Policy\` and \`RateLimit\` (IETF httpapi ratelimit-headers draft) on every answer, preflights, 404 and 405 included (these show the caller's standing and are not counted); in AWS, API Gateway usage plans enforce the limits.`,
   ];
   if (coverage.downloadsSources) {
     sections.push(`## Source download (every \`sourceUrl\` and every entry of \`sources\`)
