@@ -7,19 +7,21 @@ const readme = readFileSync('README.md', 'utf8');
 
 describe('README', () => {
   it('shows the two commands, and CI runs its test command and nothing else', () => {
-    expect(readme).toContain('npm install && npm start');
-    expect(readme).toContain('npm install && npm test');
+    expect(readme).toContain('npm ci && npm start');
+    expect(readme).toContain('npm ci && npm test');
     const ci = readFileSync('.ci/run', 'utf8')
       .split('\n')
       .filter((line) => line.trim() && !line.startsWith('#') && !/^(set|cd) /.test(line));
-    expect(ci).toEqual(['npm install && npm test']);
+    expect(ci).toEqual(['npm ci && npm test']);
   });
 
   it('has an example for every route of the route table', () => {
     const examples = readme.slice(readme.indexOf('## Routes, one example each'));
     for (const route of routes.filter((entry) => entry.path !== '/docs/{asset}')) {
       const path = route.path.replace('{jobId}', '<jobId>');
-      const example = route.method === 'GET' ? `$API${path}` : `post ${path} `;
+      // The docs page is opened in a browser; every other route has a command.
+      const example =
+        route.path === '/docs' ? '$API/docs' : route.method === 'GET' ? `get ${path} ` : `post ${path} `;
       expect(examples, route.path).toContain(example);
     }
   });

@@ -1,0 +1,181 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileTypeFromBuffer } from 'file-type';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+
+/**
+ * Every example of README.md, run as written with bash and curl against a local gateway started
+ * with the quick start's settings and `npm run samples`' files, each answer checked as the README
+ * documents it: a 2xx status, the content type, the saved file's real type, the JSON's shape.
+ */
+const readme = await readFile('README.md', 'utf8');
+const section = (title: string) => {
+  const start = readme.indexOf(`\n## ${title}`);
+  return readme.slice(start, readme.indexOf('\n## ', start + 1));
+};
+const codeBlocks = (text: string) => [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map(([, code]) => code!);
+
+const quickStart = codeBlocks(section('Quick start'))[0]!;
+const startLine = quickStart.split('\n').find((line) => / npm start/.test(line))!;
+/** The variables the quick start sets for `npm start`. */
+const settings = Object.fromEntries(
+  [...startLine.split(' npm start')[0]!.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name!, value!]),
+);
+
+const [routesBlock] = codeBlocks(section('Routes, one example each'));
+const [jobsBlock] = codeBlocks(section('Async jobs'));
+const isExample = (line: string) => /^(post|get) /.test(line);
+const prelude = routesBlock!
+  .split('\n')
+  .filter((line) => line.trim() && !line.startsWith('#') && !isExample(line));
+const examples = [...routesBlock!.split('\n'), ...jobsBlock!.split('\n')].filter(isExample);
+
+type Shape = Record<string, string>;
+
+/** The keys and values of the outermost object in a documented answer (`{"a":1,"b":{…}} …`). */
+function documentedShape(comment: string): Shape | undefined {
+  if (!comment.startsWith('{')) return undefined;
+  const shape: Shape = {};
+  let depth = 0;
+  let inString = false;
+  let entry = '';
+  for (const char of comment) {
+    if (inString) {
+      entry += char;
+      if (char === '"') inString = false;
+      continue;
+    }
+    if (char === '"') inString = true;
+    if (char === '{' || char === '[') depth += 1;
+    if (char === '}' || char === ']') depth -= 1;
+    if (depth === 1 && (char === ',' || char === '{')) {
+      if (char === ',') addEntry(shape, entry);
+      entry = '';
+      continue;
+    }
+    if (depth === 0) {
+      addEntry(shape, entry);
+      return shape;
+    }
+    entry += char;
+  }
+  throw new Error(`an unclosed documented answer: ${comment}`);
+}
+
+function addEntry(shape: Shape, entry: string) {
+  const found = /^"(\w+)":([\s\S]+)$/.exec(entry.trim());
+  if (found) shape[found[1]!] = found[2]!;
+}
+
+/** Checks one documented value: `…` anywhere means "varies", a literal must be equal. */
+function expectDocumented(answer: Record<string, unknown>, shape: Shape) {
+  for (const [key, documented] of Object.entries(shape)) {
+    expect(answer, key).toHaveProperty(key);
+    const value = answer[key];
+    if (documented.startsWith('{')) expect(typeof value, key).toBe('object');
+    else if (documented.startsWith('[')) expect(Array.isArray(value), key).toBe(true);
+    else if (documented === '…') expect(value, key).not.toBeUndefined();
+    else if (documented.startsWith('"') && documented.includes('…')) {
+      expect(String(value).startsWith(documented.slice(1, documented.indexOf('…'))), key).toBe(true);
+    } else expect(value, key).toEqual(JSON.parse(documented));
+  }
+}
+
+describe('README examples, run as written', () => {
+  let gateway: RunningGateway;
+  let samples: ChildProcess;
+  let samplesUrl: string;
+  let folder: string;
+  let jobId: string | undefined;
+
+  beforeAll(async () => {
+    expect(settings).toEqual({ SOURCE_ALLOW_PRIVATE: 'true', API_KEYS: 'dev-key:pro' });
+    samples = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'scripts/samples.ts'], {
+      env: { ...process.env, SAMPLES_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    samples.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    while (!/Samples on (\S+):/.test(output)) {
+      if (samples.exitCode !== null) throw new Error(`npm run samples ended: ${output}`);
+      await once(samples.stdout!, 'data');
+    }
+    samplesUrl = /Samples on (\S+):/.exec(output)![1]!;
+    gateway = await startLocalGateway(settings);
+    folder = await mkdtemp(join(tmpdir(), 'readme-'));
+    // curl reads this file by itself: each answer's status and type, after what it printed.
+    await writeFile(join(folder, '.curlrc'), 'write-out = "\\n@@%{http_code} %{content_type}\\n"\n');
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+    samples?.kill('SIGTERM');
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  const local = (line: string) =>
+    line
+      .replaceAll('http://127.0.0.1:3000', gateway.url)
+      .replaceAll('http://127.0.0.1:3001', samplesUrl)
+      .replaceAll('<jobId>', jobId ?? '<jobId>');
+
+  it('has the examples of every area', () => {
+    expect(prelude.some((line) => line.startsWith('API=http://127.0.0.1:3000'))).toBe(true);
+    expect(examples.length).toBeGreaterThan(35);
+    expect(readme).not.toMatch(/example\.org/);
+    for (const line of examples) {
+      // <jobId> is the one value taken from an earlier answer, as the README says.
+      const command = line.split(/ {2,}# /)[0]!.replace('<jobId>', '');
+      expect(command, 'a placeholder in a command').not.toMatch(/…|<\w+>/);
+    }
+  });
+
+  it.each(examples.map((line) => [line.split('#')[0]!.trim().slice(0, 60), line]))(
+    '%s',
+    async (_name, line) => {
+      const [command, ...comment] = local(line).split(/ {2,}# /);
+      const script = [...prelude.map(local), command!].join('\n');
+      const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
+        (resolve) =>
+          execFile(
+            'bash',
+            ['-c', script],
+            { cwd: folder, env: { ...process.env, CURL_HOME: folder }, maxBuffer: 64 * 1024 * 1024 },
+            (error, out, err) => resolve({ code: error ? Number(error.code) : 0, stdout: out, stderr: err }),
+          ),
+      );
+      expect(code, `${stderr}\n${stdout}`).toBe(0);
+      const [, status, type] = /@@(\d{3}) ([^\n]*)\n?$/.exec(stdout) ?? [];
+      expect(Number(status)).toBeGreaterThanOrEqual(200);
+      expect(Number(status)).toBeLessThan(300);
+      const printed = stdout.slice(0, stdout.lastIndexOf('\n@@'));
+
+      const saved = / -o (\S+)/.exec(command!)?.[1];
+      if (saved) {
+        const bytes = await readFile(join(folder, saved));
+        expect(bytes.length).toBeGreaterThan(0);
+        const extension = saved.split('.').pop()!;
+        if (extension === 'yaml') {
+          expect(type).toMatch(/^application\/yaml/);
+          expect(bytes.toString('utf8')).toMatch(/^openapi: 3\.1\./m);
+        } else {
+          const sniffed = await fileTypeFromBuffer(bytes);
+          expect(sniffed?.ext, saved).toBe(extension);
+          expect(type?.split(';')[0]).toBe(sniffed?.mime === 'audio/x-m4a' ? 'audio/mp4' : sniffed?.mime);
+        }
+        return;
+      }
+      expect(type).toMatch(/^application\/json/);
+      const answer = JSON.parse(printed) as Record<string, unknown>;
+      if (typeof answer.jobId === 'string') jobId = answer.jobId;
+      const shape = documentedShape(comment.join(' # ').trim());
+      if (shape) expectDocumented(answer, shape);
+    },
+  );
+});
