@@ -5,6 +5,7 @@ import { pdfLimits } from '#shared/pdf/limits.ts';
 import { PDF_TYPE } from '#shared/pdf/output.ts';
 import { rangeSyntax } from '#shared/pdf/ranges.ts';
 import { rasterTypes } from '#shared/pdf/rasterize.ts';
+import { maxFormDraws } from '#shared/pdf/render-guard.ts';
 import {
   dpiRange,
   imageToPdfBody,
@@ -25,8 +26,12 @@ const sampleOnePage = 'https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources
 
 const readRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size ' +
-  'limit) and must be a PDF by its bytes. It must start with `%PDF-` and end with `%%EOF` (a cut-off file is ' +
-  `refused); damaged files, page trees with cycles, more than ${pdfLimits.maxPages} pages or more than ` +
+  'limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order ' +
+  'mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged ' +
+  'cross-reference table is rebuilt, untyped page-tree nodes are typed by what they hold, page-tree entries ' +
+  'that are no pages or are met twice are left out, and a MediaBox that is reversed, broken or absent is ' +
+  'settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files ' +
+  `cut inside their objects or before their trailer, more than ${pdfLimits.maxPages} pages or more than ` +
   `${pdfLimits.maxParsedObjects / 1e6} million objects answer 400 \`invalid_source_file\` within a bounded ` +
   'time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`.';
 
@@ -131,7 +136,11 @@ export const pdfRoutes: RouteSpec[] = [
       'answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed ' +
       `${pdfLimits.maxRenderPixels / 1e6} million pixels answers 400 \`validation_failed\` naming a dpi that ` +
       `fits every selected page, before anything is rendered; a page too large even at ${dpiRange.min} dpi ` +
-      'answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`).',
+      'answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form ' +
+      'XObjects that draw themselves lose the reference that closes the loop before rendering; a page whose ' +
+      `nested forms would still be drawn more than ${maxFormDraws} times answers 400 \`invalid_source_file\`. ` +
+      'JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, ' +
+      'it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.',
     body: pdfToImageBody,
     produces: [...Object.values(rasterTypes), ZIP_TYPE],
     example: { sourceUrl: samplePdf, outputFormat: 'webp', dpi: 100, pages: '1-2' },
@@ -171,7 +180,8 @@ export const pdfRoutes: RouteSpec[] = [
       `${readRules.replace(/ Encrypted \(.*$/, '')} Read from the document structure without rendering; ` +
       `the page limit does not apply. Encrypted files are described, not refused: \`encrypted\` is true, the ` +
       'information strings (encrypted themselves) are null, and pages is null when the page tree cannot be ' +
-      `read without the password. pageSizes lists the first ${maxListedPageSizes} pages as displayed.`,
+      `read without the password. pageSizes lists the first ${maxListedPageSizes} pages as displayed (the ` +
+      'CropBox clipped to the MediaBox, rotation applied).',
     body: pdfInfoBody,
     response: pdfInfoResult,
     example: { sourceUrl: samplePdf },
