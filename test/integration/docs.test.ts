@@ -6,7 +6,8 @@ import { FixtureServer } from '../support/fixture-server.ts';
 import { type RunningGateway, startLocalGateway } from '../support/gateway.ts';
 import { photo, textPdf, zipEntries } from '../unit/pdf/fixtures.ts';
 
-describe('GET /docs in a real browser', () => {
+// A browser on a busy machine: each step is slow, none is timed.
+describe('GET /docs in a real browser', { timeout: 180_000 }, () => {
   let gateway: RunningGateway;
   let browser: Browser;
   let page: Page;
