@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Caller } from '#shared/auth/authorize.ts';
+import { fileRouteNeeds } from '#shared/routes/types.ts';
+
+/**
+ * Accepting an async job where private addresses are forbidden (as in AWS): the callback must be
+ * https, since the signed webhook carries the link to the result. The store and the dispatch are
+ * replaced, so what is checked is only what acceptJob decides before it records anything.
+ */
+const saved = vi.hoisted(() => ({ jobs: [] as unknown[], dispatched: [] as string[] }));
+
+vi.mock('#shared/jobs/store.ts', () => ({
+  saveJob: async (record: unknown) => {
+    saved.jobs.push(record);
+  },
+}));
+vi.mock('#shared/jobs/dispatch.ts', () => ({
+  dispatchJob: async (_route: string, jobId: string) => {
+    saved.dispatched.push(jobId);
+  },
+}));
+
+let acceptJob: typeof import('#shared/jobs/accept.ts').acceptJob;
+const pro: Caller = { tier: 'pro', callerId: 'key:test', requestsPerMinute: 100, keyed: true };
+
+beforeAll(async () => {
+  // The configuration is read when the modules load: load them again as deployed.
+  vi.stubEnv('SOURCE_ALLOW_PRIVATE', 'false');
+  vi.resetModules();
+  ({ acceptJob } = await import('#shared/jobs/accept.ts'));
+});
+afterAll(() => vi.unstubAllEnvs());
+beforeEach(() => {
+  saved.jobs.length = 0;
+  saved.dispatched.length = 0;
+});
+
+const accept = (callbackUrl: string) =>
+  acceptJob('image-convert', fileRouteNeeds, { sourceUrl: 'https://example.org/a.png' }, callbackUrl, pro);
+
+describe('the callback URL of an async job', () => {
+  it('over plain http to a public address: 400 source_invalid_url, nothing recorded or started', async () => {
+    const error = await accept('http://93.184.216.34/hook').catch((caught: unknown) => caught);
+    // Loaded again above, so its HttpError is a class of its own: matched by its fields.
+    expect(error).toHaveProperty('name', 'HttpError');
+    expect(error).toMatchObject({
+      code: 'source_invalid_url',
+      statusCode: 400,
+      message: 'callbackUrl must be an https URL.',
+    });
+    expect(saved.jobs).toEqual([]);
+    expect(saved.dispatched).toEqual([]);
+  });
+
+  it('over https to a public address: 202, recorded and started', async () => {
+    const answer = await accept('https://93.184.216.34/hook');
+    expect(answer.statusCode).toBe(202);
+    expect(saved.jobs).toHaveLength(1);
+    expect(saved.dispatched).toHaveLength(1);
+  });
+
+  it('over https to a private address: still refused, for its address', async () => {
+    const error = await accept('https://10.0.0.8/hook').catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'source_blocked_address' });
+    expect(saved.jobs).toEqual([]);
+  });
+});
