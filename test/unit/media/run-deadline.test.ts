@@ -23,6 +23,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  delete process.env.FFPROBE_PATH;
   await rm(dir, { recursive: true, force: true });
 });
 
