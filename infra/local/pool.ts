@@ -26,6 +26,9 @@ export interface InvokeOptions {
   signal?: AbortSignal;
 }
 
+/** How long a new worker may take to load its handler before the call is answered as timed out. */
+const INIT_LIMIT_MS = 120_000;
+
 interface Waiter {
   grant(worker: WorkerProcess): void;
   cancelled: boolean;
@@ -64,7 +67,6 @@ export class WorkerPools {
     event: APIGatewayProxyEvent | unknown,
     options: InvokeOptions,
   ): Promise<InvokeResult> {
-    const startedAt = Date.now();
     let worker: WorkerProcess | undefined;
     let finished = false;
     let waiter: Waiter | undefined;
@@ -77,7 +79,7 @@ export class WorkerPools {
         reject(new InvocationEnded(ending, false, 'while waiting for a worker'));
       }
     };
-    const timer = setTimeout(() => stop('timeout'), options.timeoutMs);
+    let timer: NodeJS.Timeout | undefined;
     const onAbort = () => stop('aborted');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const cleanUp = () => {
@@ -94,8 +96,13 @@ export class WorkerPools {
         waiter = { grant: resolve, cancelled: false };
         this.#queue(functionName).push(waiter);
       });
-      const remainingMs = Math.max(1, options.timeoutMs - (Date.now() - startedAt));
-      const result = await worker.run({ event, timeoutMs: remainingMs }, () => this.#release(worker!));
+      // A cold worker's init is not part of the invocation's time, as in Lambda; it has a bound of
+      // its own so that a module that never finishes loading cannot hold the call for ever.
+      const initTimer = setTimeout(() => stop('timeout'), INIT_LIMIT_MS);
+      await worker.ready;
+      clearTimeout(initTimer);
+      timer = setTimeout(() => stop('timeout'), options.timeoutMs);
+      const result = await worker.run({ event, timeoutMs: options.timeoutMs }, () => this.#release(worker!));
       result.done.then(cleanUp, cleanUp);
       return result;
     } catch (error) {

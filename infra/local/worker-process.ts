@@ -46,6 +46,8 @@ export class WorkerProcess {
   readonly memoryMiB: number;
   readonly child: ChildProcess;
   readonly exited: Promise<void>;
+  /** Settles once the handler's module has loaded (the init phase), or when the process is gone. */
+  readonly ready: Promise<void>;
   lastUsed = Date.now();
   #answers: Readable;
   #reader = new FrameReader();
@@ -76,6 +78,10 @@ export class WorkerProcess {
     );
     this.#answers.on('error', () => {}); // the exit below reports it
     this.child.on('error', () => {}); // a failed spawn exits too
+    this.ready = new Promise((resolve) => {
+      this.child.once('message', () => resolve());
+      this.child.once('exit', () => resolve());
+    });
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         const ending = this.#ending ?? (signal === 'SIGABRT' || code === 134 ? 'memory' : 'crash');

@@ -62,6 +62,9 @@ loading.catch((error: unknown) => {
   process.exit(1);
 });
 
+// Init done: the pool starts an invocation's timeout only now, as Lambda bills and times init apart.
+void loading.then(() => process.send?.({ ready: true }));
+
 process.on('message', (message: Invocation) => {
   void run(message);
 });
