@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The programs the tests drive besides Node: a headless Chromium for the docs page, and the
 # reference tools the differential checks compare against (poppler's pdfinfo/pdftoppm, qpdf,
-# ImageMagick, Ghostscript). `npm test` runs this first; no test file installs anything.
+# ImageMagick, Ghostscript), and Debian's ffmpeg: the release the ffmpeg layer is compiled from,
+# which the media code runs outside Lambda. `npm test` runs this first; no test file installs anything.
 #
 # Installs the missing ones from Debian's packages when it can (as root, or through sudo without a
 # password); otherwise prints the exact command and fails, so the tests never start without them.
@@ -16,6 +17,8 @@ tools=(
   qpdf:qpdf
   imagemagick:identify
   ghostscript:gs
+  ffmpeg:ffmpeg
+  ffmpeg:ffprobe
 )
 
 # Where test/support/browser.ts looks for a Chromium, in the same order.
@@ -55,7 +58,7 @@ missing_packages() {
 
 mapfile -t missing < <(missing_packages)
 if ((${#missing[@]} == 0)); then
-  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript)"
+  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg)"
   exit 0
 fi
 

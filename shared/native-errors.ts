@@ -152,7 +152,7 @@ export const nativeErrorRules: readonly NativeErrorRule[] = [
   {
     engine: 'ffmpeg',
     pattern:
-      /Error while opening decoder for input stream #|Cannot determine format of input stream \d+:\d+ after EOF|Error while processing the decoded data for stream #|\[graph_\d+_in_\d+_\d+ @ [^\]]+\] Error applying options to the filter/,
+      /Cannot determine format of input stream \d+:\d+ after EOF|Error while processing the decoded data for stream #|\[graph_\d+_in_\d+_\d+ @ [^\]]+\] Error applying options to the filter/,
     code: 'invalid_source_file',
     message:
       'A stream of the source could not be decoded: its header states impossible parameters (channels, sample rate, time base), or no complete frame follows it.',

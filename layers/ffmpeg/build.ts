@@ -1,38 +1,27 @@
 import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type BuiltLayer,
-  buildLayer,
-  installedVersion,
-  isMain,
-  type LayerRecipe,
-  megabytes,
-  projectRoot,
-} from '../layer.ts';
+import { type BuiltLayer, buildLayer, isMain, type LayerRecipe, megabytes, projectRoot } from '../layer.ts';
+import { buildInputs, staticFfmpeg, targetDebianVersion } from './static-build.ts';
 
-/** Where the binaries come from: the static linux-x64 builds shipped by the npm installer packages. */
-const binaries = [
-  { name: 'ffmpeg', from: '@ffmpeg-installer/linux-x64' },
-  { name: 'ffprobe', from: '@ffprobe-installer/linux-x64' },
-] as const;
+/** Where compiles are kept between layer builds (git-ignored): the compile takes minutes. */
+const cacheRoot = join(projectRoot, '.layers', '.cache');
 
 /**
  * Static ffmpeg and ffprobe under bin/, i.e. /opt/bin in Lambda (the stack sets FFMPEG_PATH and
- * FFPROBE_PATH to them). Lambda runs code as an unprivileged user, so both get read and run bits
- * for everyone, whatever the npm tarball had.
+ * FFPROBE_PATH to them), compiled from Debian 12's ffmpeg source package (static-build.ts): the
+ * release Debian's security team maintains, the same one the tests run from Debian's own ffmpeg
+ * package. Lambda runs code as an unprivileged user, so both get read and run bits for everyone.
  */
 export const ffmpegLayer: LayerRecipe = {
   name: 'ffmpeg',
-  inputs: () => ({
-    recipe: '1',
-    ...Object.fromEntries(binaries.map(({ from }) => [from, installedVersion(from)])),
-  }),
+  inputs: () => ({ recipe: '2', ...buildInputs(targetDebianVersion(join(cacheRoot, 'ffmpeg-build'))) }),
   populate(dir) {
+    const built = staticFfmpeg(cacheRoot);
     const bin = join(dir, 'bin');
     mkdirSync(bin, { recursive: true });
-    for (const { name, from } of binaries) {
+    for (const name of ['ffmpeg', 'ffprobe']) {
       const target = join(bin, name);
-      copyFileSync(join(projectRoot, 'node_modules', from, name), target);
+      copyFileSync(join(built.bin, name), target);
       chmodSync(target, 0o755);
     }
   },

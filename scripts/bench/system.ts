@@ -35,7 +35,7 @@ export async function describeMachine(tools: Tools, date: Date): Promise<string>
     `- Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${await osName()}, Linux ${release()}`,
     `- Node ${process.versions.node}; sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}); ` +
       `@hyzyla/pdfium ${await packageVersion('@hyzyla/pdfium')}; pdf-lib ${await packageVersion('pdf-lib')}; ` +
-      `ffmpeg ${/version (\S+)/.exec(ffmpeg)?.[1] ?? 'unknown'} (@ffmpeg-installer)`,
+      `ffmpeg ${/version (\S+)/.exec(ffmpeg)?.[1] ?? 'unknown'} (Debian's package)`,
     `- Alternatives: ImageMagick ${alternatives.imagemagick}; pdftoppm (poppler) ${alternatives.pdftoppm}; ` +
       `qpdf ${alternatives.qpdf}; Ghostscript ${alternatives.ghostscript}`,
   ];

@@ -1,22 +1,28 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { config } from '#shared/config.ts';
 
-/** Where the Lambda layer puts the static binaries. */
+/** Where the Lambda layer puts the static binaries (layers/ffmpeg). */
 const layerDir = '/opt/bin';
 
 /**
- * Resolves a binary once per container: the environment wins, then the layer, then the npm installer
- * packages (local development and tests). The installer packages are required lazily through
- * createRequire so that bundling for Lambda neither follows nor needs them.
+ * Where Debian's own ffmpeg package puts them: the same release, from the same source package, as
+ * the layer's static build, for the tests and the local gateway (`npm run system-tools` installs it).
+ */
+const systemDir = '/usr/bin';
+
+/**
+ * Resolves a binary once per container: the environment wins, then the layer, then Debian's
+ * package. There is no other fallback: a missing ffmpeg fails at start, naming the fix, rather
+ * than running an unmaintained one.
  */
 function resolveBinary(name: 'ffmpeg' | 'ffprobe', fromEnv: string | undefined): string {
   if (fromEnv) return fromEnv;
-  const inLayer = `${layerDir}/${name}`;
-  if (existsSync(inLayer)) return inLayer;
-  const require = createRequire(import.meta.url);
-  const installer = require(`@${name}-installer/${name}`) as { path: string };
-  return installer.path;
+  for (const dir of [layerDir, systemDir]) {
+    if (existsSync(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  throw new Error(
+    `${name} not found in ${layerDir} or ${systemDir}: install Debian's ffmpeg package (npm run system-tools) or set ${name.toUpperCase()}_PATH`,
+  );
 }
 
 export const ffmpegPath: string = resolveBinary('ffmpeg', config.FFMPEG_PATH);

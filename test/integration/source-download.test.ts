@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpError } from '#shared/http/errors.ts';
+import { ffmpegPath } from '#shared/media/binaries.ts';
 import type { HostLookup } from '#shared/source/address.ts';
 import { downloadSource, type SourceOptions } from '#shared/source/download.ts';
 import { tiers } from '#shared/tiers.ts';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   document.addPage([100, 100]);
   pdf = Buffer.from(await document.save());
   const dir = await mkdtemp(join(tmpdir(), 'wav-'));
-  await run(ffmpeg.path, [
+  await run(ffmpegPath, [
     ...['-hide_banner', '-loglevel', 'error', '-f', 'lavfi'],
     ...['-i', 'sine=frequency=440:duration=0.1:sample_rate=8000', join(dir, 'tone.wav')],
   ]);

@@ -96,10 +96,10 @@ const cases: ReadonlyArray<{
     message: /ends before its first complete frame/,
   },
   {
-    name: 'a Matroska file whose EBML header uses a feature ffprobe lacks',
+    name: 'a Matroska file whose EBML header asks for a reader version 2 (EBMLReadVersion)',
     recipe: 'mkv',
     format: 'mkv',
-    damage: { edits: [[19, 0x7f]] },
+    damage: { edits: [[12, 2]] },
     stage: 'probe',
     log: /Not yet implemented in FFmpeg/,
     message: /feature of its format/,
@@ -124,7 +124,7 @@ const cases: ReadonlyArray<{
       ],
     },
     stage: 'convert',
-    log: /Error while opening decoder for input stream #0:0/,
+    log: /Error while processing the decoded data for stream #0:0/,
     message: /impossible parameters/,
   },
   {

@@ -3,10 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ffmpegPath } from '#shared/media/binaries.ts';
 import { looksLikeSvg, sniffFormat } from '#shared/source/sniff.ts';
 
 const run = promisify(execFile);
@@ -29,7 +29,7 @@ beforeAll(async () => {
   pdf.addPage([72, 72]);
   await writeFile(at('doc.pdf'), await pdf.save());
   // One ffmpeg run writes every audio, video and the remaining image containers.
-  await run(ffmpeg.path, [
+  await run(ffmpegPath, [
     ...['-hide_banner', '-loglevel', 'error', '-y'],
     ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.2:sample_rate=8000'],
     ...['-f', 'lavfi', '-i', 'color=c=red:s=16x16:d=0.2:r=5'],
