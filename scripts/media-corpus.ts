@@ -56,6 +56,11 @@ try {
       `${file.name} ${answer.route}: expected ${expected === 'success' ? 'success' : expected.join('|')}, got ${got}`,
     );
   }
+  for (const route of new Set(answers.map((answer) => answer.route))) {
+    const times = answers.filter((answer) => answer.route === route).map((answer) => answer.ms);
+    times.sort((a, b) => a - b);
+    console.log(`${route}: slowest ${times.at(-1)} ms, median ${times[times.length >> 1]} ms`);
+  }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
     `${files.length} files, ${answers.length} requests, ${inFlight} in flight, ${seconds} s: ${mismatches} mismatches`,

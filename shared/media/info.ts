@@ -1,6 +1,15 @@
-import { withRealDuration } from '#shared/media/duration.ts';
+import { packetScanTimeoutMs, withRealDuration } from '#shared/media/duration.ts';
 import { inspectMedia, type MediaInput } from '#shared/media/job.ts';
 import type { MediaInfoResult } from '#shared/media/schemas.ts';
+
+/** Time kept to answer after the packet read: past it, the header's figure is reported instead. */
+const answerMarginMs = 3000;
+
+/** The packet read's time: its own bound, shortened to what the request has left (a buffered answer has 29 s). */
+function scanTime(deadline: number | undefined): number {
+  const left = (deadline ?? Number.POSITIVE_INFINITY) - answerMarginMs - Date.now();
+  return Math.max(1, Math.min(packetScanTimeoutMs, left));
+}
 
 /**
  * The public description of a source: container, duration, size, bit rate and every stream. The
@@ -8,9 +17,13 @@ import type { MediaInfoResult } from '#shared/media/schemas.ts';
  */
 export async function describeMedia(
   input: MediaInput & { sizeBytes: number },
-  context: { signal?: AbortSignal },
+  context: { signal?: AbortSignal; deadline?: number | undefined },
 ): Promise<MediaInfoResult> {
-  const info = await withRealDuration(input, await inspectMedia(input, context), { signal: context.signal });
+  const header = await inspectMedia(input, context);
+  const info = await withRealDuration(input, header, {
+    signal: context.signal,
+    timeoutMs: scanTime(context.deadline),
+  });
   return {
     container: info.container,
     durationSeconds: info.durationSeconds ?? null,
