@@ -96,3 +96,14 @@ describe('a job that cannot be started', () => {
     expect(typeof saved.jobs[1]?.finishedAt).toBe('string');
   });
 });
+
+describe('where private sources are allowed (local development)', () => {
+  it('an http callback to the loopback is accepted', async () => {
+    vi.stubEnv('SOURCE_ALLOW_PRIVATE', 'true');
+    vi.resetModules();
+    const local = await import('#shared/jobs/accept.ts');
+    const answer = await local.acceptJob('image-convert', fileRouteNeeds, {}, 'http://127.0.0.1:9/hook', pro);
+    expect(answer.statusCode).toBe(202);
+    expect(saved.dispatched).toHaveLength(1);
+  });
+});
