@@ -1,10 +1,14 @@
 import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { type BuiltLayer, buildLayer, isMain, type LayerRecipe, megabytes, projectRoot } from '../layer.ts';
+import { type BuiltLayer, buildLayer, isMain, type LayerRecipe, megabytes } from '../layer.ts';
 import { buildInputs, staticFfmpeg, targetDebianVersion } from './static-build.ts';
 
-/** Where compiles are kept between layer builds (git-ignored): the compile takes minutes. */
-const cacheRoot = join(projectRoot, '.layers', '.cache');
+/**
+ * Where compiles are kept between layer builds: outside the checkout, so that a fresh clone on the
+ * same machine (CI) reuses them; the compile takes many minutes. LAYER_BUILD_CACHE chooses another.
+ */
+const cacheRoot = process.env.LAYER_BUILD_CACHE ?? join(homedir(), '.cache', 'file-conversion-api', 'layers');
 
 /**
  * Static ffmpeg and ffprobe under bin/, i.e. /opt/bin in Lambda (the stack sets FFMPEG_PATH and
