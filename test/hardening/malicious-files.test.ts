@@ -208,7 +208,7 @@ describe('the corpus itself', () => {
     const playlist = join(tmp.dir, 'guess.m3u8');
     writeFileSync(
       playlist,
-      `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile://${bait.secretWav}\n#EXT-X-ENDLIST\n`,
+      `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile://${bait.secretAudio}\n#EXT-X-ENDLIST\n`,
     );
     const { stdout } = await promisify(execFile)(ffprobePath, [
       ...['-v', 'error', '-protocol_whitelist', 'file', '-show_entries', 'format=format_name,duration'],

@@ -26,7 +26,7 @@ export async function buildCorpus(
     token,
     secretText: join(dir, 'secret', 'token.txt'),
     secretPng: join(dir, 'secret', 'green.png'),
-    secretWav: join(dir, 'secret', 'tone.wav'),
+    secretAudio: join(dir, 'secret', 'tone.mp3'),
     trackerUrl,
   };
   await writeFile(bait.secretText, `${token}\n`);
@@ -36,7 +36,7 @@ export async function buildCorpus(
       .png()
       .toBuffer(),
   );
-  await writeFile(bait.secretWav, await ffmpegBytes(dir, 'tone.wav', media.wav!));
+  await writeFile(bait.secretAudio, await ffmpegBytes(dir, 'tone.mp3', media.mp3!));
   const [images, audioVideo] = await Promise.all([imageOriginals(), mediaOriginals(dir)]);
   const originals: Record<string, Buffer> = { ...images, pdf: pdfDocument(), ...audioVideo };
   const [pdf, mediaCorpus] = await Promise.all([

@@ -73,11 +73,11 @@ function playlists(bait: Bait, format: string): Specimen[] {
   return [
     dressed(
       'HLS playlist of a local file',
-      `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile://${bait.secretWav}\n#EXTINF:1,\n${bait.trackerUrl}\n#EXT-X-ENDLIST\n`,
+      `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile://${bait.secretAudio}\n#EXTINF:1,\n${bait.trackerUrl}\n#EXT-X-ENDLIST\n`,
     ),
     dressed(
       'ffconcat list of a local file',
-      `ffconcat version 1.0\nfile '${bait.secretWav}'\nfile '${bait.trackerUrl}'\n`,
+      `ffconcat version 1.0\nfile '${bait.secretAudio}'\nfile '${bait.trackerUrl}'\n`,
     ),
     dressed(
       'SDP file pointing at loopback',
@@ -102,7 +102,7 @@ export async function mediaSpecimens(dir: string, bait: Bait, base: Record<strin
     specimen(
       'mp4 file type box followed by an HLS playlist',
       'mp4',
-      Buffer.concat([ftyp, Buffer.from(`\n#EXTM3U\n#EXTINF:1,\nfile://${bait.secretWav}\n#EXT-X-ENDLIST\n`)]),
+      Buffer.concat([ftyp, Buffer.from(`\n#EXTM3U\n#EXTINF:1,\nfile://${bait.secretAudio}\n#EXT-X-ENDLIST\n`)]),
       'refused',
     ),
     {

@@ -45,8 +45,8 @@ export interface Bait {
   token: string;
   /** A pure green PNG: green pixels in an answer mean it was read. */
   secretPng: string;
-  /** A short WAV; a playlist that reaches it would turn it into the answer. */
-  secretWav: string;
+  /** A short MP3 (an extension that ffmpeg 5.1 still lets a playlist segment have); a playlist that reaches it would turn it into the answer. */
+  secretAudio: string;
   /** A loopback URL whose every hit is counted. */
   trackerUrl: string;
 }
