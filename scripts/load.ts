@@ -178,7 +178,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       max: Math.round(latencies.at(-1) ?? 0),
     };
     report.requestsPerSecond = Math.round(firstRound / elapsed);
-    report.leftoverWorkspaces = (await readdir(tmp)).filter((name) => /^fca-[A-Za-z0-9]{6}$/.test(name));
+    report.leftoverWorkspaces = await leftoverWorkspaces(tmp);
     const { afterFirstRound: first, afterSecondRound: second } = report.memory;
     log(
       `${report.requests} requests in two rounds (${report.requestsPerSecond}/s), ` +
@@ -217,4 +217,15 @@ if (import.meta.main) {
   const problems = problemsOf(report);
   for (const problem of problems) process.stderr.write(`FAIL ${problem}\n`);
   process.exitCode = problems.length ? 1 : 0;
+}
+
+/** Request workspaces still on disk: in the gateway's temp folder, and in each worker's own /tmp. */
+async function leftoverWorkspaces(tmp: string): Promise<string[]> {
+  const isWorkspace = (name: string) => /^fca-[A-Za-z0-9]{6}$/.test(name);
+  const found = (await readdir(tmp)).filter(isWorkspace);
+  for (const worker of (await readdir(tmp)).filter((name) => name.startsWith('lambda-tmp-'))) {
+    const inside = await readdir(join(tmp, worker)).catch(() => []);
+    found.push(...inside.filter(isWorkspace).map((name) => `${worker}/${name}`));
+  }
+  return found;
 }

@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +63,9 @@ export class WorkerProcess {
     // The heap gets most of the function's memory; the pool's watch of the whole process tree
     // (native buffers, libvips, ffmpeg) enforces the rest.
     const heapMiB = Math.max(64, Math.floor(memoryMiB * 0.85));
+    // Its own /tmp, as each Lambda execution environment has: what a killed worker leaves there
+    // (a request's workspace, half a conversion) goes with the worker.
+    const workerTmp = mkdtempSync(join(tmpdir(), 'lambda-tmp-'));
     this.child = spawn(
       process.execPath,
       [
@@ -70,7 +75,11 @@ export class WorkerProcess {
         functionName,
         String(memoryMiB),
       ],
-      { stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'ipc'], serialization: 'advanced', env: process.env },
+      {
+        stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'ipc'],
+        serialization: 'advanced',
+        env: { ...process.env, TMPDIR: workerTmp },
+      },
     );
     this.#answers = this.child.stdio[3] as Readable;
     this.#answers.on('data', (chunk: Buffer) =>
@@ -84,6 +93,7 @@ export class WorkerProcess {
     });
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
+        rmSync(workerTmp, { recursive: true, force: true });
         const ending = this.#ending ?? (signal === 'SIGABRT' || code === 134 ? 'memory' : 'crash');
         this.#fail(new InvocationEnded(ending, this.#running?.headSent ?? false, `exit ${code ?? signal}`));
         onExit(this);
