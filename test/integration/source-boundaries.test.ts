@@ -1,10 +1,10 @@
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
 import { downloadSource, formatBytes, type SourceOptions } from '#shared/source/download.ts';
 import { tiers } from '#shared/tiers.ts';
 import { Workspace } from '#shared/workspace.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
+import { failure } from '../support/http-error.ts';
 
 /**
  * The exact edges of a download: a size exactly at the limit, the first status of the redirect
@@ -41,15 +41,6 @@ const options = (extra: Partial<SourceOptions> = {}): SourceOptions => ({
   timeoutMs: 30_000,
   ...extra,
 });
-
-async function failure(promise: Promise<unknown>): Promise<HttpError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(error)}`);
-  return error;
-}
 
 /** A PNG padded with trailing bytes to exactly `size`. */
 const pngOf = (size: number) => Buffer.concat([png, Buffer.alloc(size - png.length)]);

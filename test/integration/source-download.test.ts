@@ -11,13 +11,13 @@ import { promisify } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
 import { ffmpegPath } from '#shared/media/binaries.ts';
 import type { HostLookup } from '#shared/source/address.ts';
 import { downloadSource, type SourceOptions } from '#shared/source/download.ts';
 import { tiers } from '#shared/tiers.ts';
 import { Workspace } from '#shared/workspace.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
+import { failure } from '../support/http-error.ts';
 
 const run = promisify(execFile);
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/files');
@@ -66,15 +66,6 @@ const options = (extra: Partial<SourceOptions> = {}): SourceOptions => ({
   timeoutMs: 5_000,
   ...extra,
 });
-
-async function failure(promise: Promise<unknown>): Promise<HttpError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(error)}`);
-  return error;
-}
 
 /** Failures must leave nothing behind in the workspace. */
 async function workspaceFiles(): Promise<string[]> {

@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
 import { checkBatchSize, downloadBatch } from '#shared/pdf/sources.ts';
 import { tiers } from '#shared/tiers.ts';
 import { Workspace } from '#shared/workspace.ts';
 import { FixtureServer } from '../../support/fixture-server.ts';
+import { failure } from '../../support/http-error.ts';
 import { textPdf } from './fixtures.ts';
 
 const server = new FixtureServer();
@@ -37,16 +37,6 @@ beforeAll(async () => {
   });
 });
 afterAll(() => server.stop());
-
-async function failure(promise: Promise<unknown>): Promise<HttpError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof HttpError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('batch sources', () => {
   it('downloads every source in order', async () => {
