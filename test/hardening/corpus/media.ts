@@ -102,7 +102,10 @@ export async function mediaSpecimens(dir: string, bait: Bait, base: Record<strin
     specimen(
       'mp4 file type box followed by an HLS playlist',
       'mp4',
-      Buffer.concat([ftyp, Buffer.from(`\n#EXTM3U\n#EXTINF:1,\nfile://${bait.secretAudio}\n#EXT-X-ENDLIST\n`)]),
+      Buffer.concat([
+        ftyp,
+        Buffer.from(`\n#EXTM3U\n#EXTINF:1,\nfile://${bait.secretAudio}\n#EXT-X-ENDLIST\n`),
+      ]),
       'refused',
     ),
     {
