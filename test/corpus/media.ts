@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ffmpegPath } from '#shared/media/binaries.ts';
+import { tone } from '../unit/media/fixtures.ts';
 
 /**
  * The media part of the differential corpus: files of the classes real users send and our own
@@ -38,14 +39,6 @@ async function ffmpegFile(args: readonly string[], scratch: string, extension: s
   return readFile(path);
 }
 
-const tone = (seconds: number, rate = 44100, layout = 'stereo') => [
-  '-f',
-  'lavfi',
-  '-i',
-  `sine=frequency=440:sample_rate=${rate}:duration=${seconds}`,
-  '-af',
-  `aformat=channel_layouts=${layout}`,
-];
 const picture = (seconds: number, size = '160x120', rate = 25) => [
   '-f',
   'lavfi',

@@ -6,32 +6,23 @@ import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
 import { maxDrawnElements, maxFilterWork } from '#shared/image/svg-references.ts';
 import { blurChain, nestedSvg, svgWithRaster, useAmplification } from '../../corpus/svg-bounds.ts';
 import { ImageFixtures } from './fixtures.ts';
-
-const refusal = (text: string) => {
-  try {
-    assertSelfContainedSvg(text);
-  } catch (error) {
-    if (error instanceof HttpError) return `${error.code}: ${error.message}`;
-    throw error;
-  }
-  return 'accepted';
-};
+import { svgRefusal } from './svg-refusal.ts';
 
 describe('SVG render bounds: inline rasters', () => {
   it('refuses a 64 × 64 SVG holding a 12 000 × 12 000 data: PNG, naming the limit', () => {
-    const answer = refusal(svgWithRaster(12_000));
+    const answer = svgRefusal(svgWithRaster(12_000));
     expect(answer).toMatch(/^invalid_source_file: /);
     expect(answer).toContain('12000 × 12000');
     expect(answer).toContain('at most 100 megapixels');
   });
 
   it('accepts a data: PNG within the limit (9000 × 9000)', () => {
-    expect(refusal(svgWithRaster(9000))).toBe('accepted');
+    expect(svgRefusal(svgWithRaster(9000))).toBe('accepted');
   });
 
   it('finds the raster three SVGs deep', () => {
-    expect(refusal(nestedSvg(3, 12_000))).toMatch(/at most 100 megapixels/);
-    expect(refusal(nestedSvg(3, 200))).toBe('accepted');
+    expect(svgRefusal(nestedSvg(3, 12_000))).toMatch(/at most 100 megapixels/);
+    expect(svgRefusal(nestedSvg(3, 200))).toBe('accepted');
   });
 
   it('counts every raster of the document together', () => {
@@ -39,12 +30,12 @@ describe('SVG render bounds: inline rasters', () => {
       '<image',
       `${/<image[^>]*\/>/.exec(svgWithRaster(8000))![0]}<image`,
     );
-    expect(refusal(two)).toMatch(/128 megapixels/);
+    expect(svgRefusal(two)).toMatch(/128 megapixels/);
   });
 
   it(`refuses SVG images nested more than ${svgImageLimits.maxNesting} levels deep`, () => {
-    expect(refusal(nestedSvg(svgImageLimits.maxNesting, 4))).toBe('accepted');
-    expect(refusal(nestedSvg(svgImageLimits.maxNesting + 1, 4))).toMatch(
+    expect(svgRefusal(nestedSvg(svgImageLimits.maxNesting, 4))).toBe('accepted');
+    expect(svgRefusal(nestedSvg(svgImageLimits.maxNesting + 1, 4))).toMatch(
       /nests SVG images more than 8 levels/,
     );
   });
@@ -52,16 +43,16 @@ describe('SVG render bounds: inline rasters', () => {
 
 describe('SVG render bounds: <use> references', () => {
   it('refuses 10 levels of 10 references (ten billion elements drawn)', () => {
-    expect(refusal(useAmplification(10, 10))).toBe(
+    expect(svgRefusal(useAmplification(10, 10))).toBe(
       `invalid_source_file: The SVG draws more than ${maxDrawnElements} elements once its <use> references are expanded, the most accepted.`,
     );
   });
 
   it('accepts references that draw within the limit, and a reference cycle is bounded too', () => {
-    expect(refusal(useAmplification(4, 10))).toBe('accepted');
+    expect(svgRefusal(useAmplification(4, 10))).toBe('accepted');
     const cycle =
       '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><g id="a"><rect width="1" height="1"/><use href="#a"/></g></svg>';
-    expect(refusal(cycle)).toMatch(/draws more than/);
+    expect(svgRefusal(cycle)).toMatch(/draws more than/);
   });
 });
 

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
-import { assertSelfContainedSvg, svgLimits } from '#shared/image/svg-guard.ts';
+import { svgLimits } from '#shared/image/svg-guard.ts';
+import { svgRefusal } from './svg-refusal.ts';
 
 const svg = (inner: string, attributes = '') =>
   `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10"${attributes}>${inner}</svg>`;
-
-const refusal = (text: string) => {
-  try {
-    assertSelfContainedSvg(text);
-  } catch (error) {
-    if (error instanceof HttpError) return `${error.code}: ${error.message}`;
-    throw error;
-  }
-  return 'accepted';
-};
 
 describe('SVG self-containment check', () => {
   it.each([
@@ -31,7 +21,7 @@ describe('SVG self-containment check', () => {
       `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">${svg('')}`,
     ],
   ])('accepts %s', (_name, text) => {
-    expect(refusal(text)).toBe('accepted');
+    expect(svgRefusal(text)).toBe('accepted');
   });
 
   it.each([
@@ -92,7 +82,7 @@ describe('SVG self-containment check', () => {
     ['an element of an unbound prefix', svg('<q:rect width="5" height="5"/>'), /not well-formed/],
     ['an attribute of an unbound prefix', svg('<rect q:width="5" height="5"/>'), /not well-formed/],
   ])('refuses %s', (_name, text, message) => {
-    const answer = refusal(text);
+    const answer = svgRefusal(text);
     expect(answer).toMatch(/^invalid_source_file: /);
     expect(answer).toMatch(message);
   });
@@ -104,22 +94,22 @@ const nested = (levels: number, leaves = 1) =>
 describe('SVG size limits', () => {
   it(`accepts ${svgLimits.maxDepth} levels of nesting and ${svgLimits.maxElements} elements`, () => {
     // The root element is the first level, the rect the last.
-    expect(refusal(nested(svgLimits.maxDepth - 2))).toBe('accepted');
-    expect(refusal(nested(0, svgLimits.maxElements - 1))).toBe('accepted');
+    expect(svgRefusal(nested(svgLimits.maxDepth - 2))).toBe('accepted');
+    expect(svgRefusal(nested(0, svgLimits.maxElements - 1))).toBe('accepted');
   });
 
   it('refuses one level or one element more', () => {
-    expect(refusal(nested(svgLimits.maxDepth - 1))).toBe(
+    expect(svgRefusal(nested(svgLimits.maxDepth - 1))).toBe(
       `invalid_source_file: The SVG nests elements more than ${svgLimits.maxDepth} levels deep, the most accepted.`,
     );
-    expect(refusal(nested(0, svgLimits.maxElements))).toBe(
+    expect(svgRefusal(nested(0, svgLimits.maxElements))).toBe(
       `invalid_source_file: The SVG holds more than ${svgLimits.maxElements} elements, the most accepted.`,
     );
   });
 
   it('stops at the first element past the depth limit, however deep the document goes', () => {
     // Its time budget is measured in test/perf/timings.test.ts.
-    expect(refusal(nested(200_000))).toMatch(/levels deep/);
+    expect(svgRefusal(nested(200_000))).toMatch(/levels deep/);
   });
 
   it('checks the largest document it accepts, every element as deep as allowed, within the route timeout', () => {
@@ -129,7 +119,7 @@ describe('SVG size limits', () => {
     const chain = `${'<g>'.repeat(levels)}${'</g>'.repeat(levels)}`;
     const text = svg(chain.repeat(Math.floor((svgLimits.maxElements - 1) / levels)));
     const started = performance.now();
-    expect(refusal(text)).toBe('accepted');
+    expect(svgRefusal(text)).toBe('accepted');
     // A bound no slow machine reaches when the walk is linear; the one-second budget is in test/perf.
     expect(performance.now() - started).toBeLessThan(29_000);
   });

@@ -17,7 +17,8 @@ const video = (seconds: number, size = '160x120') => [
   '-i',
   `testsrc2=size=${size}:rate=25:duration=${seconds}`,
 ];
-const tone = (seconds: number, rate = 44100, layout = 'stereo') => [
+/** ffmpeg input arguments for a 440 Hz sine tone. */
+export const tone = (seconds: number, rate = 44100, layout = 'stereo') => [
   '-f',
   'lavfi',
   '-i',

@@ -1,0 +1,13 @@
+import { HttpError } from '#shared/http/errors.ts';
+import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
+
+/** How the SVG guard answers a document: `accepted`, or the refusal's code and message. */
+export function svgRefusal(text: string): string {
+  try {
+    assertSelfContainedSvg(text);
+  } catch (error) {
+    if (error instanceof HttpError) return `${error.code}: ${error.message}`;
+    throw error;
+  }
+  return 'accepted';
+}
