@@ -1,4 +1,4 @@
-import { type ErrorCode, HttpError } from '#shared/http/errors.ts';
+import { ApiError, type ErrorCode } from '#shared/errors.ts';
 
 /**
  * The one table that turns messages of native libraries (sharp/libvips, ffmpeg/ffprobe, pdfium,
@@ -159,11 +159,11 @@ export const nativeErrorRules: readonly NativeErrorRule[] = [
   },
 ];
 
-/** Rethrows a native library's error as the matching HttpError, or as it is. */
+/** Rethrows a native library's error as the matching ApiError, or as it is. */
 export function mapNativeError(engine: NativeErrorRule['engine'], error: unknown): never {
-  if (error instanceof HttpError) throw error;
+  if (error instanceof ApiError) throw error;
   const text = error instanceof Error ? error.message : String(error);
   const rule = nativeErrorRules.find((entry) => entry.engine === engine && entry.pattern.test(text));
-  if (rule) throw new HttpError(rule.code, rule.message, { cause: error });
+  if (rule) throw new ApiError(rule.code, rule.message, { cause: error });
   throw error;
 }

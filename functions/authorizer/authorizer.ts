@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { assertProxySecret, authorize, type Caller } from '#shared/auth/authorize.ts';
 import { callerToContext } from '#shared/auth/caller.ts';
-import { isHttpError } from '#shared/http/errors.ts';
+import { isApiError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 import type { KeyDirectory } from './key-directory.ts';
 
@@ -49,11 +49,11 @@ export function createAuthorizer(deps: AuthorizerDeps) {
         { lookupKey: () => record, proxySecret },
       );
     } catch (error) {
-      if (isHttpError(error) && error.code === 'invalid_proxy_secret') {
+      if (isApiError(error) && error.code === 'invalid_proxy_secret') {
         log('info', 'authorizer denied', { requestId, reason: error.code });
         return { principalId: 'denied', policyDocument: policy('Deny', event.methodArn) };
       }
-      if (isHttpError(error) && error.code === 'invalid_api_key') {
+      if (isApiError(error) && error.code === 'invalid_api_key') {
         log('info', 'authorizer refused', { requestId, reason: error.code });
         throw new Error('Unauthorized');
       }

@@ -8,7 +8,8 @@ import { sizingFor } from '#infra/stack/sizing.ts';
 import { authorize } from '#shared/auth/authorize.ts';
 import { callerToContext } from '#shared/auth/caller.ts';
 import { type ApiKeyRecord, parseApiKeys } from '#shared/auth/keys.ts';
-import { type ErrorCode, HttpError, toPublicError } from '#shared/http/errors.ts';
+import { ApiError, type ErrorCode, toPublicError } from '#shared/errors.ts';
+import { statusOf } from '#shared/http/errors.ts';
 import { corsHeaders, JSON_TYPE, preflightHeaders } from '#shared/http/headers.ts';
 import { log } from '#shared/log.ts';
 import { routes } from '#shared/routes.ts';
@@ -77,7 +78,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     };
     serve(request, response, call).catch((error: unknown) => {
       const publicError = toPublicError(error, call.requestId);
-      if (publicError.statusCode >= 500) {
+      if (statusOf(publicError) >= 500) {
         log('error', 'gateway failure', {
           requestId: call.requestId,
           cause: error instanceof Error ? error.stack : String(error),
@@ -99,7 +100,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       call.limitHeaders = standing(request, sourceIp);
     }
     if (found.kind === 'not_found') {
-      return refuse(response, call, new HttpError('not_found', `No route ${url.pathname}.`));
+      return refuse(response, call, new ApiError('not_found', `No route ${url.pathname}.`));
     }
     if (found.kind === 'preflight') {
       response.writeHead(204, { ...call.limitHeaders, ...preflightHeaders, 'X-Request-Id': requestId }).end();
@@ -108,9 +109,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     if (found.kind === 'method_not_allowed') {
       const methods = found.methods.includes('GET') ? [...found.methods, 'HEAD'] : found.methods;
       const allow = [...methods, 'OPTIONS'].join(', ');
-      const error = new HttpError('method_not_allowed', `${url.pathname} answers ${allow}.`, {
-        headers: { Allow: allow },
-      });
+      const error = new Refusal('method_not_allowed', `${url.pathname} answers ${allow}.`, { Allow: allow });
       return refuse(response, call, error);
     }
 
@@ -127,7 +126,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     if (!decision.allowed) {
       const message = `Over ${decision.limit} requests per minute for the ${caller.tier} tier; retry in ${decision.resetSeconds} s.`;
       const headers = { 'Retry-After': String(decision.resetSeconds) };
-      return refuse(response, call, new HttpError('rate_limit_exceeded', message, { headers }));
+      return refuse(response, call, new Refusal('rate_limit_exceeded', message, headers));
     }
 
     const body = await readBody(request);
@@ -199,15 +198,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
    * Answers with the contract's JSON error. An answer given before the caller is known reports the
    * client IP's free-tier standing.
    */
-  function refuse(response: ServerResponse, call: Call, error: HttpError) {
+  function refuse(response: ServerResponse, call: Call, error: ApiError) {
     const limitHeaders =
       call.limitHeaders ??
       rateLimitHeaders('free', limiter.peek(`ip:${call.sourceIp}`, tiers.free.requestsPerMinute));
     const body: { error: ErrorCode; message: string } = error.toJSON();
-    response.writeHead(error.statusCode, {
+    response.writeHead(statusOf(error), {
       ...limitHeaders,
       ...corsHeaders,
-      ...error.headers,
+      ...(error instanceof Refusal ? error.headers : {}),
       'Content-Type': JSON_TYPE,
       'X-Request-Id': call.requestId,
     });
@@ -241,6 +240,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   };
 }
 
+/** An error the gateway answers itself, with headers of its own (Allow, Retry-After, Connection). */
+class Refusal extends ApiError {
+  readonly headers: Record<string, string>;
+  constructor(code: ErrorCode, message: string, headers: Record<string, string>) {
+    super(code, message);
+    this.headers = headers;
+  }
+}
+
 /**
  * Requests Node's HTTP parser refuses before any handler runs (an unknown method, a broken request
  * line or header) still get the contract's JSON error and a request id, as API Gateway answers them
@@ -253,10 +261,10 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex
   }
   const refusal =
     error.code === 'HPE_INVALID_METHOD'
-      ? new HttpError('method_not_allowed', 'Unknown HTTP method; routes answer GET, POST and OPTIONS.')
+      ? new ApiError('method_not_allowed', 'Unknown HTTP method; routes answer GET, POST and OPTIONS.')
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? new HttpError('request_too_large', 'The request headers are too large.')
-        : new HttpError('invalid_input', 'The request is not valid HTTP/1.1.');
+        ? new ApiError('request_too_large', 'The request headers are too large.')
+        : new ApiError('invalid_input', 'The request is not valid HTTP/1.1.');
   const body = JSON.stringify(refusal.toJSON());
   const headers = {
     ...corsHeaders,
@@ -267,7 +275,7 @@ function answerMalformedRequest(error: Error & { code?: string }, socket: Duplex
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(
-    `HTTP/1.1 ${refusal.statusCode} ${STATUS_CODES[refusal.statusCode]}\r\n${head.join('')}\r\n${body}`,
+    `HTTP/1.1 ${statusOf(refusal)} ${STATUS_CODES[statusOf(refusal)]}\r\n${head.join('')}\r\n${body}`,
   );
 }
 
@@ -286,7 +294,7 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
       request.off('data', collect);
       chunks.length = 0;
       const headers = { Connection: 'close' };
-      reject(new HttpError('request_too_large', 'The request body is over 10 MB.', { headers }));
+      reject(new Refusal('request_too_large', 'The request body is over 10 MB.', headers));
     };
     request.on('data', collect);
     request.once('end', () => resolve(Buffer.concat(chunks, size)));

@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 import { InvocationEnded } from './worker-process.ts';
 
@@ -12,7 +12,7 @@ import { InvocationEnded } from './worker-process.ts';
 export function answerForEndedInvocation(
   error: unknown,
   context: { requestId: string; functionName: string },
-): HttpError | undefined {
+): ApiError | undefined {
   if (!(error instanceof InvocationEnded)) return undefined;
   if (error.ending !== 'aborted') {
     log('error', error.ending === 'timeout' ? 'function timed out' : 'function ended without answering', {
@@ -22,7 +22,7 @@ export function answerForEndedInvocation(
     });
   }
   if (error.ending === 'aborted' || error.headSent) return undefined;
-  const answer = new HttpError(
+  const answer = new ApiError(
     'internal_error',
     `Unexpected error; quote request id ${context.requestId} when reporting it.`,
   );

@@ -1,5 +1,5 @@
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
-import type { ErrorCode } from '#shared/http/errors.ts';
+import type { ErrorCode } from '#shared/errors.ts';
 import { errorStatus } from '#shared/http/errors.ts';
 
 export interface GatewayErrorShape {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { KeyLookup } from '#shared/auth/keys.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { type TierName, tiers } from '#shared/tiers.ts';
 
 export interface AuthRequest {
@@ -41,7 +41,7 @@ export function assertProxySecret(headers: AuthRequest['headers'], proxySecret: 
   const secret = headers['x-marketplace-proxy-secret'];
   const secretNeeded = headers['x-api-key'] !== undefined || secret !== undefined;
   if (secretNeeded && (secret === undefined || !secretsMatch(secret, proxySecret))) {
-    throw new HttpError('invalid_proxy_secret', 'The x-marketplace-proxy-secret header is missing or wrong.');
+    throw new ApiError('invalid_proxy_secret', 'The x-marketplace-proxy-secret header is missing or wrong.');
   }
 }
 
@@ -58,7 +58,7 @@ export function authorize(request: AuthRequest, settings: AuthSettings): Caller 
     };
   }
   const record = settings.lookupKey(apiKey);
-  if (!record) throw new HttpError('invalid_api_key', 'The x-api-key is unknown or revoked.');
+  if (!record) throw new ApiError('invalid_api_key', 'The x-api-key is unknown or revoked.');
   return {
     tier: record.tier,
     callerId: record.callerId,

@@ -1,5 +1,5 @@
 import { deriveKey, open, parseEnvelope } from '#shared/crypto/envelope.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -11,6 +11,6 @@ export async function decryptText(ciphertext: string, passphrase: string): Promi
   try {
     return strictUtf8.decode(plaintext);
   } catch (error) {
-    throw new HttpError('decrypt_failed', 'The decrypted bytes are not UTF-8 text.', { cause: error });
+    throw new ApiError('decrypt_failed', 'The decrypted bytes are not UTF-8 text.', { cause: error });
   }
 }

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { base64url, base64urlnopad } from '@scure/base';
 import { type ScryptParams, scryptKey } from '#shared/crypto/scrypt-phc.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /**
  * The /encrypt format, version 1: one unpadded base64url string of
@@ -49,21 +49,21 @@ export function seal(key: Uint8Array, salt: Uint8Array, plaintext: Uint8Array): 
  */
 export function parseEnvelope(text: string): Envelope {
   if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) {
-    throw new HttpError('invalid_input', 'ciphertext is not base64url text.');
+    throw new ApiError('invalid_input', 'ciphertext is not base64url text.');
   }
   let bytes: Uint8Array;
   try {
     bytes = text.includes('=') ? base64url.decode(text) : base64urlnopad.decode(text);
   } catch (error) {
-    throw new HttpError('decrypt_failed', 'ciphertext is damaged: its base64url is incomplete.', {
+    throw new ApiError('decrypt_failed', 'ciphertext is damaged: its base64url is incomplete.', {
       cause: error,
     });
   }
   if (bytes.length < HEADER_BYTES + TAG_BYTES) {
-    throw new HttpError('decrypt_failed', 'ciphertext is too short to come from /encrypt.');
+    throw new ApiError('decrypt_failed', 'ciphertext is too short to come from /encrypt.');
   }
   if (bytes[0] !== ENVELOPE_VERSION) {
-    throw new HttpError('decrypt_failed', 'ciphertext has an unknown format version.');
+    throw new ApiError('decrypt_failed', 'ciphertext has an unknown format version.');
   }
   return {
     header: bytes.subarray(0, HEADER_BYTES),
@@ -82,7 +82,7 @@ export function open(key: Uint8Array, envelope: Envelope): Buffer {
       .setAuthTag(envelope.tag);
     return Buffer.concat([decipher.update(envelope.ciphertext), decipher.final()]);
   } catch (error) {
-    throw new HttpError('decrypt_failed', 'Wrong passphrase, or the ciphertext was changed.', {
+    throw new ApiError('decrypt_failed', 'Wrong passphrase, or the ciphertext was changed.', {
       cause: error,
     });
   }

@@ -1,5 +1,5 @@
 import { decodeJwt, decodeProtectedHeader, errors } from 'jose';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 export interface DecodedJwt {
   header: Record<string, unknown>;
@@ -15,13 +15,13 @@ const base64urlPart = /^[A-Za-z0-9_-]*$/;
 export function decodeToken(token: string): DecodedJwt {
   const parts = token.split('.');
   if (parts.length === 5) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_input',
       'token is an encrypted JWT (JWE); only signed JWTs (JWS) are supported.',
     );
   }
   if (parts.length !== 3 || !parts.every((part) => base64urlPart.test(part)) || !parts[0] || !parts[1]) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_input',
       'token is not a JWT: expected three base64url parts separated by dots.',
     );
@@ -30,7 +30,7 @@ export function decodeToken(token: string): DecodedJwt {
     return { header: { ...decodeProtectedHeader(token) }, payload: { ...decodeJwt(token) } };
   } catch (error) {
     if (error instanceof errors.JOSEError || error instanceof TypeError) {
-      throw new HttpError('invalid_input', `token is not a valid JWT: ${error.message}`, { cause: error });
+      throw new ApiError('invalid_input', `token is not a valid JWT: ${error.message}`, { cause: error });
     }
     throw error;
   }

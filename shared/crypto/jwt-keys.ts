@@ -1,6 +1,6 @@
 import { createPublicKey, type JsonWebKeyInput, type KeyObject } from 'node:crypto';
 import type { JwsAlgorithm } from '#shared/crypto/schemas.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /** A key ready for jose, with the only algorithms it may verify. */
 export interface VerificationKey {
@@ -25,7 +25,7 @@ const MIN_RSA_BITS = 2048;
  */
 export function secretKey(secret: string | Uint8Array): VerificationKey {
   if (typeof secret === 'string' && looksLikeKey(secret)) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_input',
       'secret looks like a PEM or JWK key; send public keys as publicKey (HS* tokens are verified with a shared secret only).',
     );
@@ -52,7 +52,7 @@ export function publicKey(input: string | Record<string, unknown>): Verification
     const trimmed = input.trim();
     if (trimmed.startsWith('-----BEGIN')) return fromPem(trimmed);
     if (trimmed.startsWith('{')) return fromJwk(parseJwk(trimmed));
-    throw new HttpError('invalid_input', 'publicKey must be a PEM public key or a JWK.');
+    throw new ApiError('invalid_input', 'publicKey must be a PEM public key or a JWK.');
   }
   return fromJwk(input);
 }
@@ -63,7 +63,7 @@ function fromPem(pem: string): VerificationKey {
   try {
     key = createPublicKey(pem);
   } catch (error) {
-    throw new HttpError('invalid_input', 'publicKey is not a readable PEM public key or certificate.', {
+    throw new ApiError('invalid_input', 'publicKey is not a readable PEM public key or certificate.', {
       cause: error,
     });
   }
@@ -78,13 +78,13 @@ function parseJwk(text: string): Record<string, unknown> {
   } catch {
     // answered below
   }
-  throw new HttpError('invalid_input', 'publicKey is neither a PEM key nor a JSON JWK.');
+  throw new ApiError('invalid_input', 'publicKey is neither a PEM key nor a JSON JWK.');
 }
 
 function fromJwk(jwk: Record<string, unknown>): VerificationKey {
-  if ('keys' in jwk) throw new HttpError('invalid_input', 'publicKey must be one JWK, not a JWK set.');
+  if ('keys' in jwk) throw new ApiError('invalid_input', 'publicKey must be one JWK, not a JWK set.');
   if (jwk.kty === 'oct') {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_input',
       'publicKey is a symmetric (oct) JWK; send its secret as secret instead.',
     );
@@ -94,7 +94,7 @@ function fromJwk(jwk: Record<string, unknown>): VerificationKey {
   try {
     key = createPublicKey({ key: jwk, format: 'jwk' } as JsonWebKeyInput);
   } catch (error) {
-    throw new HttpError('invalid_input', 'publicKey is not a valid RSA, EC or OKP public JWK.', {
+    throw new ApiError('invalid_input', 'publicKey is not a valid RSA, EC or OKP public JWK.', {
       cause: error,
     });
   }
@@ -102,7 +102,7 @@ function fromJwk(jwk: Record<string, unknown>): VerificationKey {
   // A JWK's "alg" (RFC 7517 §4.4) names the one algorithm the key is meant for.
   if (jwk.alg === undefined) return described;
   if (!described.fits.includes(jwk.alg as JwsAlgorithm)) {
-    throw new HttpError('invalid_input', `publicKey's "alg" does not fit ${described.kind}.`);
+    throw new ApiError('invalid_input', `publicKey's "alg" does not fit ${described.kind}.`);
   }
   return { ...described, fits: [jwk.alg as JwsAlgorithm] };
 }
@@ -113,7 +113,7 @@ function describe(key: KeyObject): VerificationKey {
     case 'rsa-pss': {
       const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
       if (bits < MIN_RSA_BITS) {
-        throw new HttpError(
+        throw new ApiError(
           'invalid_input',
           `publicKey is an RSA key of ${bits} bits; at least ${MIN_RSA_BITS} are required.`,
         );
@@ -126,7 +126,7 @@ function describe(key: KeyObject): VerificationKey {
       const curve = key.asymmetricKeyDetails?.namedCurve ?? '';
       const alg = curveAlgorithms[curve];
       if (!alg)
-        throw new HttpError('invalid_input', 'publicKey is on an EC curve other than P-256, P-384 or P-521.');
+        throw new ApiError('invalid_input', 'publicKey is on an EC curve other than P-256, P-384 or P-521.');
       return {
         key,
         fits: [alg],
@@ -136,7 +136,7 @@ function describe(key: KeyObject): VerificationKey {
     case 'ed25519':
       return { key, fits: ['EdDSA', 'Ed25519'], kind: 'an Ed25519 public key' };
     default:
-      throw new HttpError(
+      throw new ApiError(
         'invalid_input',
         'publicKey is of an unsupported type; use RSA, EC (P-256/384/521) or Ed25519.',
       );
@@ -144,4 +144,4 @@ function describe(key: KeyObject): VerificationKey {
 }
 
 const privateKeyGiven = () =>
-  new HttpError('invalid_input', 'publicKey holds a private key; send only the public key.');
+  new ApiError('invalid_input', 'publicKey holds a private key; send only the public key.');

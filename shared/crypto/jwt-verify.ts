@@ -2,7 +2,7 @@ import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { decodeToken } from '#shared/crypto/jwt-decode.ts';
 import { publicKey, secretKey, type VerificationKey } from '#shared/crypto/jwt-keys.ts';
 import type { JwsAlgorithm, JwtRejection } from '#shared/crypto/schemas.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 export interface VerifyJwtInput {
   token: string;
@@ -44,7 +44,7 @@ function allowedAlgorithms(key: VerificationKey, requested: readonly JwsAlgorith
   if (!requested) return key.fits;
   const misfits = requested.filter((alg) => !key.fits.includes(alg));
   if (misfits.length > 0) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_input',
       `algorithms: ${misfits.join(', ')} cannot be verified with ${key.kind} (it fits ${key.fits.join(', ')}).`,
     );

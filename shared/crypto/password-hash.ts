@@ -2,7 +2,7 @@ import { hash as argon2Hash } from '@node-rs/argon2';
 import { hash as bcryptHash } from '@node-rs/bcrypt';
 import type { PasswordAlgorithm } from '#shared/crypto/schemas.ts';
 import { scryptHash } from '#shared/crypto/scrypt-phc.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /** OWASP's first argon2id setting: 19 MiB, 2 passes, 1 lane (tens of milliseconds). */
 export const argon2Params = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -22,7 +22,7 @@ export async function hashPassword(password: string, algorithm: PasswordAlgorith
       return argon2Hash(password, argon2Params);
     case 'bcrypt':
       if (Buffer.byteLength(password, 'utf8') > BCRYPT_MAX_BYTES) {
-        throw new HttpError(
+        throw new ApiError(
           'invalid_input',
           `password: bcrypt uses only the first ${BCRYPT_MAX_BYTES} bytes of a password; use argon2id or scrypt for a longer one.`,
         );

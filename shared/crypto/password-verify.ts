@@ -1,7 +1,7 @@
 import { parseOptions as argon2Options, verify as argon2Verify } from '@node-rs/argon2';
 import { verify as bcryptVerify } from '@node-rs/bcrypt';
 import { scryptVerify } from '#shared/crypto/scrypt-phc.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 // Hashes made elsewhere are verified up to these costs, so one call stays well under a second.
 const ARGON2_MAX_MEMORY_KIB = 65_536;
@@ -27,7 +27,7 @@ export async function verifyPassword(password: string, hash: string): Promise<bo
     return bcryptVerify(password, hash);
   }
   if (hash.startsWith('$scrypt$')) return scryptVerify(password, hash);
-  throw new HttpError(
+  throw new ApiError(
     'invalid_input',
     'hash: not a known form; expected an argon2 PHC string ($argon2id$…), a bcrypt hash ($2b$…) or a $scrypt$ PHC string.',
   );
@@ -37,7 +37,7 @@ function parsed<T>(parse: () => T, form: string): T {
   try {
     return parse();
   } catch (error) {
-    throw new HttpError('invalid_input', `hash: not a well-formed ${form}.`, { cause: error });
+    throw new ApiError('invalid_input', `hash: not a well-formed ${form}.`, { cause: error });
   }
 }
 
@@ -50,13 +50,13 @@ const BCRYPT_HASH = /^\$2[abxy]\$(\d{2})\$[./A-Za-z0-9]{53}$/;
 function bcryptCost(hash: string): number {
   const cost = Number(BCRYPT_HASH.exec(hash)?.[1]);
   if (!(cost >= 4 && cost <= 31)) {
-    throw new HttpError('invalid_input', 'hash: not a well-formed bcrypt hash.');
+    throw new ApiError('invalid_input', 'hash: not a well-formed bcrypt hash.');
   }
   return cost;
 }
 
 const tooCostly = (algorithm: string) =>
-  new HttpError(
+  new ApiError(
     'invalid_input',
     `hash: its ${algorithm} cost parameters are beyond what this service verifies.`,
   );

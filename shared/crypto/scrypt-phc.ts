@@ -1,6 +1,6 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 import { base64nopad } from '@scure/base';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /**
  * scrypt password hashes as PHC strings: `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>`, salt and
@@ -76,7 +76,7 @@ export function parseScryptPhc(encoded: string): {
     throw malformed();
   const memory = 128 * params.r * 2 ** params.ln;
   if (memory > MAX_MEMORY_BYTES || 2 ** params.ln * params.r * params.p > MAX_WORK) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_input',
       'hash: its scrypt cost parameters are beyond what this service verifies.',
     );
@@ -85,4 +85,4 @@ export function parseScryptPhc(encoded: string): {
 }
 
 const malformed = (cause?: unknown) =>
-  new HttpError('invalid_input', 'hash: not a well-formed $scrypt$ln=…,r=…,p=…$salt$hash string.', { cause });
+  new ApiError('invalid_input', 'hash: not a well-formed $scrypt$ln=…,r=…,p=…$salt$hash string.', { cause });

@@ -1,8 +1,8 @@
 import { parse as parseContentType } from 'content-type';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 const wrongType = () =>
-  new HttpError('unsupported_media_type', 'Send the request body as Content-Type: application/json.');
+  new ApiError('unsupported_media_type', 'Send the request body as Content-Type: application/json.');
 
 /**
  * The request must be `application/json`; a `charset` parameter, quoted or not, must name UTF-8.
@@ -19,7 +19,7 @@ export function assertJsonContentType(header: string): void {
   if (parsed.type !== 'application/json') throw wrongType();
   const charset = parsed.parameters.charset;
   if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
-    throw new HttpError(
+    throw new ApiError(
       'unsupported_media_type',
       `The request body must be UTF-8; charset=${JSON.stringify(charset).slice(1, -1)} is not accepted.`,
     );
@@ -27,7 +27,7 @@ export function assertJsonContentType(header: string): void {
 }
 
 const notUtf8 = () =>
-  new HttpError('invalid_json', 'The request body is not valid UTF-8 (RFC 8259 JSON is UTF-8 only).');
+  new ApiError('invalid_json', 'The request body is not valid UTF-8 (RFC 8259 JSON is UTF-8 only).');
 
 /**
  * The body's bytes as text, refusing anything that is not well-formed UTF-8: an invalid byte, an

@@ -1,7 +1,6 @@
-/**
- * The one error taxonomy of the API. Every code of the contract maps to exactly one status here;
- * anything thrown that is not an HttpError becomes a generic 500 (see toErrorResponse).
- */
+import type { ApiError, ErrorCode } from '#shared/errors.ts';
+
+/** The HTTP status of every error code of the contract: each code has exactly one. */
 export const errorStatus = {
   invalid_json: 400,
   validation_failed: 400,
@@ -32,47 +31,7 @@ export const errorStatus = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   source_timeout: 504,
-} as const;
+} as const satisfies Record<ErrorCode, number>;
 
-export type ErrorCode = keyof typeof errorStatus;
-
-export interface ErrorBody {
-  error: ErrorCode;
-  message: string;
-}
-
-export class HttpError extends Error {
-  readonly code: ErrorCode;
-  readonly statusCode: number;
-  readonly headers: Record<string, string>;
-
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options?: { cause?: unknown; headers?: Record<string, string> },
-  ) {
-    super(message, { cause: options?.cause });
-    this.name = 'HttpError';
-    this.code = code;
-    this.statusCode = errorStatus[code];
-    this.headers = options?.headers ?? {};
-  }
-
-  toJSON(): ErrorBody {
-    return { error: this.code, message: this.message };
-  }
-}
-
-export const isHttpError = (error: unknown): error is HttpError => error instanceof HttpError;
-
-/** What a client may see of any error: HttpErrors as they are, everything else as a bare 500. */
-export function toPublicError(error: unknown, requestId: string): HttpError {
-  if (isHttpError(error)) return error;
-  return new HttpError(
-    'internal_error',
-    `Unexpected error; quote request id ${requestId} when reporting it.`,
-    {
-      cause: error,
-    },
-  );
-}
+/** The status an error is answered with. */
+export const statusOf = (error: ApiError): number => errorStatus[error.code];

@@ -4,8 +4,9 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { z } from 'zod';
 import type { Caller } from '#shared/auth/authorize.ts';
 import { callerFromEvent } from '#shared/auth/caller.ts';
+import { ApiError, toPublicError } from '#shared/errors.ts';
 import { assertJsonContentType, assertWellFormedText, decodeUtf8Body } from '#shared/http/body-text.ts';
-import { HttpError, toPublicError } from '#shared/http/errors.ts';
+import { statusOf } from '#shared/http/errors.ts';
 import { corsHeaders, lowerCaseHeaders } from '#shared/http/headers.ts';
 import { type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
 import { parseOrThrow } from '#shared/http/validation.ts';
@@ -81,7 +82,7 @@ export function jsonBodyGuard(): MiddlewareObj<APIGatewayProxyEvent, HttpRespons
       if (!event.isBase64Encoded) assertWellFormedText(event.body ?? '');
       const raw = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
       if (raw.length > MAX_BODY_BYTES) {
-        throw new HttpError('request_too_large', `The request body is over ${MAX_BODY_BYTES} bytes.`);
+        throw new ApiError('request_too_large', `The request body is over ${MAX_BODY_BYTES} bytes.`);
       }
       const text = decodeUtf8Body(raw);
       // An empty body means "no fields": routes whose fields are all optional take their defaults.
@@ -109,11 +110,11 @@ export function errorResponses(): MiddlewareObj<APIGatewayProxyEvent, HttpRespon
       const error = fromMiddyError(request.error);
       const publicError = toPublicError(error, requestId);
       if (scope) scope.errorCode = publicError.code;
-      if (publicError.statusCode >= 500) {
+      if (statusOf(publicError) >= 500) {
         const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
         log('error', 'request failed', { requestId, route: scope?.route, cause });
       }
-      request.response = jsonResponse(publicError.statusCode, publicError.toJSON(), publicError.headers);
+      request.response = jsonResponse(statusOf(publicError), publicError.toJSON());
     },
   };
 }
@@ -121,17 +122,17 @@ export function errorResponses(): MiddlewareObj<APIGatewayProxyEvent, HttpRespon
 /** @middy/http-json-body-parser answers 415 and 422 with its own errors; give them our codes. */
 function fromMiddyError(error: unknown): unknown {
   const statusCode = (error as { statusCode?: number } | null)?.statusCode;
-  if (error instanceof HttpError || statusCode === undefined) return error;
+  if (error instanceof ApiError || statusCode === undefined) return error;
   if (statusCode === 415)
-    return new HttpError('unsupported_media_type', 'Send the request body as application/json.');
+    return new ApiError('unsupported_media_type', 'Send the request body as application/json.');
   if (statusCode === 422) {
     // The parser refuses prototype keys (`__proto__`, `constructor.prototype`) while it reads:
     // the JSON is valid, the field is not one of ours.
     const key = forbiddenKeyOf(error);
     if (key !== undefined) {
-      return new HttpError('validation_failed', `${key}: unknown field`, { cause: error });
+      return new ApiError('validation_failed', `${key}: unknown field`, { cause: error });
     }
-    return new HttpError('invalid_json', 'The request body is not valid JSON.', { cause: error });
+    return new ApiError('invalid_json', 'The request body is not valid JSON.', { cause: error });
   }
   return error;
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 const pathOf = (path: readonly PropertyKey[]) => path.map(String).join('.');
 
@@ -17,6 +17,6 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const result = schema.safeParse(value);
-  if (!result.success) throw new HttpError('validation_failed', describeIssues(result.error.issues));
+  if (!result.success) throw new ApiError('validation_failed', describeIssues(result.error.issues));
   return result.data;
 }

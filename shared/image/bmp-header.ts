@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /**
  * The BMP header variants, told apart by the size their first field states: the OS/2 1.x and
@@ -26,7 +26,7 @@ export interface BmpHeader {
 export const BMP_HEADER_BYTES = FILE_HEADER + OS2;
 
 const damaged = (why: string) =>
-  new HttpError('invalid_source_file', `The BMP header could not be read: ${why}.`);
+  new ApiError('invalid_source_file', `The BMP header could not be read: ${why}.`);
 
 /** Reads the size and depth a BMP's header states, for every header variant, without its pixels. */
 export function readBmpHeader(bytes: Buffer): BmpHeader {
@@ -83,7 +83,7 @@ export function withInfoHeader(bytes: Buffer): Buffer {
     bytes.copy(info, 8, FILE_HEADER + 8, FILE_HEADER + Math.min(header.headerSize, INFO));
     const compression = header.headerSize > OS2_SHORT ? info.readUInt32LE(16) : 0;
     if (compression === OS2_HUFFMAN_1D || compression === OS2_RLE24) {
-      throw new HttpError(
+      throw new ApiError(
         'invalid_source_file',
         'The BMP uses OS/2 Huffman or RLE24 compression, which is not read here; save it as an uncompressed BMP.',
       );

@@ -1,5 +1,5 @@
 import { decode, encode } from 'bmp-ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { withInfoHeader } from '#shared/image/bmp-header.ts';
 
 /** Decoded pixels, 8 bits a channel, row by row from the top: RGB (3 channels) or RGBA (4). */
@@ -24,8 +24,8 @@ export function decodeBmp(bytes: Buffer): Pixels & { density: number | undefined
   try {
     bitmap = decode(withInfoHeader(bytes));
   } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw new HttpError('invalid_source_file', 'The BMP could not be decoded: it is damaged or incomplete.', {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError('invalid_source_file', 'The BMP could not be decoded: it is damaged or incomplete.', {
       cause: error,
     });
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { openImage } from '#shared/image/decode.ts';
 import { isImageInputFormat } from '#shared/image/formats.ts';
 import { mapRenderFailure } from '#shared/image/render-failure.ts';
@@ -17,7 +17,7 @@ export async function decodeToPng(
   workspace: Workspace,
 ): Promise<{ path: string; width: number; height: number }> {
   if (!isImageInputFormat(format)) {
-    throw new HttpError('unsupported_input_format', `A ${format} file is not an image.`);
+    throw new ApiError('unsupported_input_format', `A ${format} file is not an image.`);
   }
   const opened = await openImage(path, format);
   const output = await workspace.file(`decoded-${randomUUID()}.png`);

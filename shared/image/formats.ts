@@ -1,5 +1,5 @@
+import { ApiError } from '#shared/errors.ts';
 import { imageInputFormats, imageOutputFormats } from '#shared/formats.ts';
-import { HttpError } from '#shared/http/errors.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
 
 export { imageInputFormats, imageOutputFormats };
@@ -42,7 +42,7 @@ export const animatedSources: ReadonlySet<ImageInputFormat> = new Set(['gif', 'w
 /** Refuses targets no encoder is shipped for, naming what to ask for instead. */
 export function writableFormat(format: RequestedFormat): ImageOutputFormat {
   if (format === 'heic') {
-    throw new HttpError(
+    throw new ApiError(
       'unsupported_output_format',
       'HEIC cannot be written: no HEIC encoder is shipped. Choose avif or webp for a file of similar size and quality.',
     );

@@ -1,7 +1,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { imageSizeFromFile } from 'image-size/fromFile';
 import sharp, { type Metadata } from 'sharp';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { BMP_HEADER_BYTES, readBmpHeader } from '#shared/image/bmp-header.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
@@ -62,7 +62,7 @@ async function sizeHeader(path: string, name: string): Promise<ImageHeader> {
   try {
     size = await imageSizeFromFile(path);
   } catch (error) {
-    throw new HttpError('invalid_source_file', `The ${name} header could not be read: the file is damaged.`, {
+    throw new ApiError('invalid_source_file', `The ${name} header could not be read: the file is damaged.`, {
       cause: error,
     });
   }

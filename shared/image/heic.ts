@@ -1,10 +1,10 @@
 import type { heif_image, heif_image_handle, MainModule } from 'libheif-js/libheif-wasm/libheif.js';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import type { Pixels } from '#shared/image/bmp.ts';
 import { log } from '#shared/log.ts';
 
 const damaged = (cause: unknown) =>
-  new HttpError('invalid_source_file', 'The HEIC could not be decoded: it is damaged or incomplete.', {
+  new ApiError('invalid_source_file', 'The HEIC could not be decoded: it is damaged or incomplete.', {
     cause,
   });
 

@@ -1,5 +1,5 @@
 import { decodeIco, encodeIco } from 'icojs';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 export interface IconEntry {
   /** The entry as a PNG file. */
@@ -18,7 +18,7 @@ export async function largestIcon(bytes: Buffer): Promise<IconEntry & { count: n
   try {
     entries = await decodeIco(bytes, 'image/png');
   } catch (error) {
-    throw new HttpError('invalid_source_file', 'The ICO could not be decoded: it is damaged or incomplete.', {
+    throw new ApiError('invalid_source_file', 'The ICO could not be decoded: it is damaged or incomplete.', {
       cause: error,
     });
   }
@@ -28,7 +28,7 @@ export async function largestIcon(bytes: Buffer): Promise<IconEntry & { count: n
     const keptArea = kept.width * kept.height;
     return area > keptArea || (area === keptArea && entry.bpp > kept.bpp) ? entry : kept;
   }, undefined);
-  if (!best) throw new HttpError('invalid_source_file', 'The ICO holds no image.');
+  if (!best) throw new ApiError('invalid_source_file', 'The ICO holds no image.');
   return { png: Buffer.from(best.buffer), width: best.width, height: best.height, count: entries.length };
 }
 

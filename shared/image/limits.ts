@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /**
  * What an image may claim in its header before any pixel is decoded. A Lambda function holds a
@@ -26,23 +26,23 @@ const megapixels = (pixels: number) => `${Number((pixels / 1e6).toFixed(2))} meg
 /** Refuses (400 invalid_source_file) a canvas over the limits, before it is decoded. */
 export function assertDecodable({ width, height, frames }: Canvas): void {
   if (!(width > 0 && height > 0)) {
-    throw new HttpError('invalid_source_file', 'The image declares no size: it is damaged or empty.');
+    throw new ApiError('invalid_source_file', 'The image declares no size: it is damaged or empty.');
   }
   const pixels = width * height;
   if (pixels > imageLimits.maxPixels) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       `The image declares ${width} × ${height} pixels (${megapixels(pixels)}); at most ${megapixels(imageLimits.maxPixels)} are accepted.`,
     );
   }
   if (frames > imageLimits.maxFrames) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       `The animation has ${frames} frames; at most ${imageLimits.maxFrames} are accepted.`,
     );
   }
   if (pixels * frames > imageLimits.maxAnimationPixels) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       `The animation holds ${megapixels(pixels * frames)} over all its frames; at most ${megapixels(imageLimits.maxAnimationPixels)} are accepted.`,
     );

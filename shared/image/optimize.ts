@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import {
   type ImageOutputFormat,
   type RequestedFormat,
@@ -76,7 +76,7 @@ export async function optimizeImage(
 ): Promise<OptimizedImage> {
   const target = options.outputFormat ? writableFormat(options.outputFormat) : defaultTarget(source.format);
   if (options.lossless && target === 'jpg') {
-    throw new HttpError(
+    throw new ApiError(
       'validation_failed',
       'lossless: jpg has no lossless mode; choose png, webp or avif, or leave lossless out.',
     );
@@ -133,7 +133,7 @@ export async function optimizeImage(
     };
   }
   if (best.size > limit) {
-    throw new HttpError(
+    throw new ApiError(
       'validation_failed',
       `maxBytes: the image cannot be made to fit ${limit} bytes as ${target} (the smallest file reached ` +
         `${best.size} bytes); allow more bytes, set maxWidth/maxHeight, or choose webp or avif.`,

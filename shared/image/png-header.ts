@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /** Signature (8 bytes), then the IHDR chunk: length (4), type (4), 13 bytes of data and its CRC (4). */
 const pngHeaderBytes = 33;
@@ -18,7 +18,7 @@ export function assertIntactPngHeader(bytes: Uint8Array, what = 'The PNG'): void
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, pngHeaderBytes);
   if (view.readUInt32BE(8) !== 13 || view.toString('latin1', 12, 16) !== 'IHDR') return;
   if (crc32(view.subarray(12, 29)) !== view.readUInt32BE(29)) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       `${what} is damaged: the checksum of its header chunk (IHDR) does not match its contents.`,
     );

@@ -1,6 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { crc32, createInflate, type Inflate } from 'node:zlib';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /**
  * Checks a whole PNG before libvips decodes it: every critical chunk inside the file with its CRC,
@@ -29,7 +29,7 @@ const adam7 = [
   [0, 1, 1, 2],
 ] as const;
 
-const damaged = (why: string) => new HttpError('invalid_source_file', `The PNG is damaged: ${why}.`);
+const damaged = (why: string) => new ApiError('invalid_source_file', `The PNG is damaged: ${why}.`);
 
 /** Bytes of filtered image data the header declares: one filter byte and the packed pixels of each row. */
 export function pngDataBytes(ihdr: Buffer): number {

@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { damagedImage, mapNativeError } from '#shared/native-errors.ts';
 
 /**
@@ -16,12 +16,12 @@ export async function mapRenderFailure(
   try {
     mapNativeError('sharp', error);
   } catch (mapped) {
-    if (mapped instanceof HttpError || !decodeSource) throw mapped;
+    if (mapped instanceof ApiError || !decodeSource) throw mapped;
   }
   const sourceDecodes = await decodeSource().then(
     () => true,
     () => false,
   );
   if (sourceDecodes) throw error;
-  throw new HttpError('invalid_source_file', damagedImage, { cause: error });
+  throw new ApiError('invalid_source_file', damagedImage, { cause: error });
 }

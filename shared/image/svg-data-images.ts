@@ -1,5 +1,5 @@
 import { imageSize } from 'image-size';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { imageLimits } from '#shared/image/limits.ts';
 
 /**
@@ -58,7 +58,7 @@ export function checkDataImage(
   if (!payload || payload.bytes.length === 0) return 0;
   if (looksLikeSvg(payload.mediaType, payload.bytes)) {
     if (budget.nesting >= svgImageLimits.maxNesting) {
-      throw new HttpError(
+      throw new ApiError(
         'invalid_source_file',
         `The SVG nests SVG images more than ${svgImageLimits.maxNesting} levels deep, the most accepted.`,
       );
@@ -78,7 +78,7 @@ export function checkDataImage(
   const pixels = entries.reduce((sum, entry) => sum + entry.width * entry.height, 0);
   budget.pixels += pixels;
   if (pixels > svgImageLimits.maxPixels || budget.pixels > svgImageLimits.maxPixels) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       `The SVG embeds raster images of ${megapixels(budget.pixels)} (the last ${size.width} × ${size.height}); at most ${megapixels(svgImageLimits.maxPixels)} are decoded inside one SVG, nested SVGs included.`,
     );

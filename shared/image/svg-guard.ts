@@ -1,5 +1,5 @@
 import { SaxesParser } from 'saxes';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { checkDataImage, newImageBudget, type SvgImageBudget } from '#shared/image/svg-data-images.ts';
 import { filterTarget, SvgReferences, useTarget } from '#shared/image/svg-references.ts';
 
@@ -25,12 +25,12 @@ const isInternal = (reference: string) => {
 };
 
 const refused = (what: string) =>
-  new HttpError(
+  new ApiError(
     'invalid_source_file',
     `The SVG ${what}; only self-contained SVGs are rendered (inline data: URLs and #fragments are fine).`,
   );
 
-const tooLarge = (what: string) => new HttpError('invalid_source_file', `The SVG ${what}.`);
+const tooLarge = (what: string) => new ApiError('invalid_source_file', `The SVG ${what}.`);
 
 /** Every `url(...)` target in CSS or an attribute, and whether the text imports style sheets. */
 function checkCss(text: string): void {
@@ -174,11 +174,11 @@ export function assertSelfContainedSvg(
   try {
     parser.write(text).close();
   } catch (error) {
-    if (error instanceof HttpError) throw error;
+    if (error instanceof ApiError) throw error;
     fail(error);
   }
   if (failure !== undefined) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       'The SVG is not well-formed XML: it is damaged or incomplete.',
       {

@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /**
  * How many elements an SVG draws once every `<use>` is expanded, and how many filter primitives
@@ -81,7 +81,7 @@ export class SvgReferences {
       for (let index = from; index <= to; index += 1) {
         drawn += 1;
         if (drawn > maxDrawnElements) {
-          throw new HttpError(
+          throw new ApiError(
             'invalid_source_file',
             `The SVG draws more than ${maxDrawnElements} elements once its <use> references are expanded, the most accepted.`,
           );
@@ -104,7 +104,7 @@ export class SvgReferences {
 export function assertFilterWork(primitives: number, width: number, height: number): void {
   const work = (primitives * width * height) / 1e6;
   if (work > maxFilterWork) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       `The SVG runs ${primitives} filter primitives over a ${width} × ${height} canvas (${Math.round(work)} megapixels of filter work); at most ${maxFilterWork} are accepted. Render it smaller or with fewer filters.`,
     );

@@ -1,6 +1,6 @@
 import type { Caller } from '#shared/auth/authorize.ts';
 import { config } from '#shared/config.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
 import { dispatchJob } from '#shared/jobs/dispatch.ts';
 import { queuedJob } from '#shared/jobs/record.ts';
@@ -13,7 +13,7 @@ import { tierList } from '#shared/tiers.ts';
 async function assertCallbackUrl(raw: string): Promise<void> {
   const url = assertHttpUrl(raw, 'callbackUrl');
   if (url.protocol !== 'https:' && !config.SOURCE_ALLOW_PRIVATE) {
-    throw new HttpError('source_invalid_url', 'callbackUrl must be an https URL.');
+    throw new ApiError('source_invalid_url', 'callbackUrl must be an https URL.');
   }
   await resolveCheckedAddress(url, { allowPrivate: config.SOURCE_ALLOW_PRIVATE });
 }
@@ -22,9 +22,9 @@ async function assertCallbackUrl(raw: string): Promise<void> {
 export function assertMayRunJobs(caller: Caller, needs: TierNeeds): void {
   const plural = needs.asyncJobs.length > 1 ? 's' : '';
   const allowed = `Async jobs are for the ${tierList(needs.asyncJobs)} tier${plural}`;
-  if (!caller.keyed) throw new HttpError('missing_api_key', `${allowed}; send an x-api-key.`);
+  if (!caller.keyed) throw new ApiError('missing_api_key', `${allowed}; send an x-api-key.`);
   if (!needs.asyncJobs.includes(caller.tier)) {
-    throw new HttpError('insufficient_permissions', `${allowed}; this key is of the ${caller.tier} tier.`);
+    throw new ApiError('insufficient_permissions', `${allowed}; this key is of the ${caller.tier} tier.`);
   }
 }
 

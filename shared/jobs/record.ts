@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '#shared/auth/authorize.ts';
-import type { ErrorBody } from '#shared/http/errors.ts';
+import type { ErrorBody } from '#shared/errors.ts';
 import type { TierName } from '#shared/tiers.ts';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';

@@ -1,6 +1,7 @@
 import type { Caller } from '#shared/auth/authorize.ts';
 import { config } from '#shared/config.ts';
-import { errorStatus, HttpError, toPublicError } from '#shared/http/errors.ts';
+import { ApiError, toPublicError } from '#shared/errors.ts';
+import { errorStatus, statusOf } from '#shared/http/errors.ts';
 import type { FileResult } from '#shared/http/respond.ts';
 import type { CallInput } from '#shared/http/stack.ts';
 import {
@@ -67,8 +68,8 @@ const durationText = (ms: number) =>
  * A job that used up its time answers as a conversion that does not finish in time (413
  * media_too_long): the remedy is the same, less work in one request, and no tier lifts it.
  */
-function outOfTime(budgetMs: number, cause: unknown): HttpError {
-  return new HttpError(
+function outOfTime(budgetMs: number, cause: unknown): ApiError {
+  return new ApiError(
     'media_too_long',
     `The job did not finish within ${durationText(budgetMs)}, the processing time of one job on every tier; send less work in one job, such as a shorter part of the media (start, duration), a smaller size or fewer pages.`,
     { cause },
@@ -167,7 +168,7 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
   } catch (error) {
     // Whatever the work threw once its time was up, running out of time is why it failed.
     const publicError = budget.aborted ? outOfTime(budgetMs, error) : toPublicError(error, jobId);
-    if (publicError.statusCode >= 500) {
+    if (statusOf(publicError) >= 500) {
       log('error', 'job failed', {
         jobId,
         route: record.route,

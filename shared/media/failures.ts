@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { limitError } from '#shared/media/limit-errors.ts';
 import { formatSeconds } from '#shared/media/limits.ts';
 import { MediaTimeoutError, MediaToolError } from '#shared/media/run.ts';
@@ -39,23 +39,23 @@ const fileMissing = /file:.*: No such file or directory$/m;
  * converts), but this limit is the same on every tier, so the message says so instead of naming a
  * tier.
  */
-function deadlineError(stage: MediaStage, error: MediaTimeoutError): HttpError {
+function deadlineError(stage: MediaStage, error: MediaTimeoutError): ApiError {
   const limit = formatSeconds(error.timeoutMs / 1000);
   switch (stage) {
     case 'probe':
-      return new HttpError(
+      return new ApiError(
         'invalid_source_file',
         `The source's header could not be read within ${limit}: its structure is damaged or far larger than audio or video needs.`,
         { cause: error },
       );
     case 'frame':
-      return new HttpError(
+      return new ApiError(
         'invalid_source_file',
         `No frame could be decoded within ${limit}: the video is damaged, or its key frames lie so far apart that reaching this time costs too much; try an earlier time (at).`,
         { cause: error },
       );
     case 'conversion':
-      return new HttpError(
+      return new ApiError(
         'media_too_long',
         `The conversion did not finish within ${limit}, the processing time of one conversion on every tier; convert a shorter part of the source (start, duration) or ask for less work, such as a smaller size.`,
         { cause: error },
@@ -68,7 +68,7 @@ export function publicMediaError(error: unknown, stage: MediaStage): never {
   if (error instanceof MediaTimeoutError) throw deadlineError(stage, error);
   if (!(error instanceof MediaToolError)) throw error;
   if (error.outcome === 'report-too-large') {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       'The source carries more metadata (tags) than is read here (8 MB); remove it and send the file again.',
       { cause: error },
@@ -81,7 +81,7 @@ export function publicMediaError(error: unknown, stage: MediaStage): never {
   try {
     mapNativeError('ffmpeg', error);
   } catch (mapped) {
-    if (mapped instanceof HttpError || error.tool === 'ffmpeg') throw mapped;
+    if (mapped instanceof ApiError || error.tool === 'ffmpeg') throw mapped;
   }
-  throw new HttpError('invalid_source_file', unreadable, { cause: error });
+  throw new ApiError('invalid_source_file', unreadable, { cause: error });
 }

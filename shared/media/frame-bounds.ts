@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import type { MediaInfo, StreamInfo } from '#shared/media/probe.ts';
 
 /**
@@ -27,13 +27,13 @@ export function assertSourceFrames(info: MediaInfo): void {
     if (stream.type !== 'video') continue;
     const { width = 0, height = 0 } = stream;
     if (width === 0 || height === 0) {
-      throw new HttpError(
+      throw new ApiError(
         'invalid_source_file',
         `The size of the source's video frames could not be read: they are damaged, or larger than ${maxFrameSide} × ${maxFrameSide} pixels, the most that is read.`,
       );
     }
     if (width > maxFrameSide || height > maxFrameSide) {
-      throw new HttpError(
+      throw new ApiError(
         'invalid_source_file',
         `The source's video frames are ${width} × ${height} pixels; at most ${maxFrameSide} × ${maxFrameSide} (${side} on either side) are read.`,
       );
@@ -58,7 +58,7 @@ export function boundedOutputSize(
     const other = askedField === 'width' ? 'height' : 'width';
     const scale = maxFrameSide / Math.max(size.width, size.height);
     const largest = Math.floor((asked[askedField] ?? 0) * scale);
-    throw new HttpError(
+    throw new ApiError(
       'validation_failed',
       `${askedField}: with the aspect ratio kept the output would be ${size.width} × ${size.height} pixels, over the limit of ${side} on either side (the ${other} too); ask for a ${askedField} of at most ${largest}.`,
     );

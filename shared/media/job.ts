@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { withRealDuration } from '#shared/media/duration.ts';
 import { type MediaStage, publicMediaError } from '#shared/media/failures.ts';
 import {
@@ -67,7 +67,7 @@ export async function inspectMedia(
 }
 
 /** ffmpeg ran to its end and wrote nothing: no frame of the source could be decoded where it read. */
-export class NothingDecodedError extends HttpError {
+export class NothingDecodedError extends ApiError {
   constructor() {
     super('invalid_source_file', 'No audio or video could be decoded from the source.');
   }

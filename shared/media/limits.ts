@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { assertSourceFrames } from '#shared/media/frame-bounds.ts';
 import type { MediaInfo, StreamInfo } from '#shared/media/probe.ts';
 import { firstStream } from '#shared/media/probe.ts';
@@ -19,7 +19,7 @@ export function assertDurationWithinTier(info: MediaInfo, tier: TierName, maxSec
     lift && lift !== tier
       ? ` The ${lift} tier accepts media up to ${formatSeconds(tiers[lift].maxMediaSeconds)}.`
       : ' No tier accepts media this long; cut it into shorter parts first.';
-  throw new HttpError(
+  throw new ApiError(
     'media_too_long',
     `The source lasts ${formatSeconds(duration)}, over the ${formatSeconds(maxSeconds)} limit of the ${tier} tier.${hint}`,
   );
@@ -34,21 +34,21 @@ export function requireStream(info: MediaInfo, type: 'audio' | 'video'): StreamI
   if (stream && type === 'video') assertSourceFrames(info);
   if (stream) return stream;
   if (!info.streams.some((entry) => entry.type === 'audio' || entry.type === 'video')) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       'The source holds no audio or video stream that could be read.',
     );
   }
   throw type === 'audio'
-    ? new HttpError('no_audio_stream', 'The source has no audio stream.')
-    : new HttpError('no_video_stream', 'The source has no video stream (a cover picture does not count).');
+    ? new ApiError('no_audio_stream', 'The source has no audio stream.')
+    : new ApiError('no_video_stream', 'The source has no video stream (a cover picture does not count).');
 }
 
 /** 400 invalid_range when a time lies at or past the end of the source. */
 export function assertWithinDuration(info: MediaInfo, field: string, seconds: number | undefined): void {
   const duration = info.durationSeconds;
   if (seconds === undefined || duration === undefined || seconds < duration) return;
-  throw new HttpError(
+  throw new ApiError(
     'invalid_range',
     `${field}: ${Number(seconds.toFixed(3))} s is not before the end of the source (${formatSeconds(duration)}).`,
   );

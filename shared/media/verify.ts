@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { type AudioOutputFormat, demuxerOf, type VideoOutputFormat } from '#shared/media/formats.ts';
 import { MediaTimeoutError, MediaToolError, runFfprobe } from '#shared/media/run.ts';
 
@@ -15,7 +15,7 @@ const packetsRead = 8;
 const verifyTimeoutMs = 15_000;
 
 const nothingDecoded = (needs: 'audio' | 'video') =>
-  new HttpError(
+  new ApiError(
     'invalid_source_file',
     `No ${needs} could be decoded from the source: it holds no ${needs === 'audio' ? 'samples' : 'frames'} that could be read.`,
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorCode } from '#shared/http/errors.ts';
+import type { ErrorCode } from '#shared/errors.ts';
 import { withCallback } from '#shared/jobs/callback.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
 import { type TierName, tierList, tierNames } from '#shared/tiers.ts';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type ErrorCode, errorStatus } from '#shared/http/errors.ts';
+import type { ErrorCode } from '#shared/errors.ts';
+import { errorStatus } from '#shared/http/errors.ts';
 import {
   asyncJobErrors,
   asyncJobsNote,

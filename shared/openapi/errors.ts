@@ -1,4 +1,5 @@
-import { type ErrorCode, errorStatus } from '#shared/http/errors.ts';
+import type { ErrorCode } from '#shared/errors.ts';
+import { errorStatus } from '#shared/http/errors.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
 
 /** What each code means and a message of the kind the service sends with it. */

@@ -1,5 +1,6 @@
+import type { ErrorCode } from '#shared/errors.ts';
 import { formatAliases } from '#shared/formats.ts';
-import { type ErrorCode, errorStatus } from '#shared/http/errors.ts';
+import { errorStatus } from '#shared/http/errors.ts';
 import { errorMeanings } from '#shared/openapi/errors.ts';
 import { type TierLimits, type TierName, tierList, tierNames, tiers } from '#shared/tiers.ts';
 

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdfFile, pagesOf } from '#shared/pdf/open.ts';
 import { copyInfo, copyPagesInto, newPdf, savePdf } from '#shared/pdf/output.ts';
@@ -23,7 +23,7 @@ export async function mergePdfs(
     });
     pages += pagesOf(opened);
     if (pages > pdfLimits.maxPages) {
-      throw new HttpError(
+      throw new ApiError(
         'validation_failed',
         `sources: together the PDFs have more than ${pdfLimits.maxPages} pages, the most one merge writes.`,
       );

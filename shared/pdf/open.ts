@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { PDFCatalog, type PDFContext, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
 import { type PdfLimits, pdfLimits } from '#shared/pdf/limits.ts';
 import { checkPageTree } from '#shared/pdf/page-tree.ts';
@@ -32,7 +32,7 @@ export interface OpenedPdf {
 }
 
 export const encryptedPdfError = () =>
-  new HttpError(
+  new ApiError(
     'encrypted_pdf',
     'The PDF is encrypted (password-protected); remove the protection and send it again.',
   );
@@ -51,7 +51,7 @@ const DocumentFromContext = PDFDocument as unknown as new (
  */
 function checkHeader(bytes: Uint8Array): void {
   if (!hasPdfHeader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) {
-    throw new HttpError('invalid_source_file', 'The file is not a PDF: it has no %PDF- header.');
+    throw new ApiError('invalid_source_file', 'The file is not a PDF: it has no %PDF- header.');
   }
 }
 
@@ -68,7 +68,7 @@ async function parseLeniently(
   try {
     return await parsePdfContext(bytes, limits);
   } catch (error) {
-    if (error instanceof HttpError || !(await pdfiumReads(bytes))) mapNativeError('pdf-lib', error);
+    if (error instanceof ApiError || !(await pdfiumReads(bytes))) mapNativeError('pdf-lib', error);
   }
   repairs.push('objects that could not be parsed left out');
   try {
@@ -96,7 +96,7 @@ function versionOf(doc: PDFDocument): string {
 function checkCatalog(doc: PDFDocument): void {
   const catalog: unknown = doc.catalog;
   if (!(catalog instanceof PDFCatalog)) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       'The PDF could not be read: its document catalog (/Root) is missing or is not a /Type /Catalog dictionary.',
     );
@@ -106,7 +106,7 @@ function checkCatalog(doc: PDFDocument): void {
 /**
  * Opens PDF bytes for any operation: a header check, a parse within the limits
  * of `pdfLimits`, encryption, the catalog and a safe walk of the page tree. Every failure is a 4xx
- * HttpError.
+ * ApiError.
  */
 export async function openPdf(bytes: Uint8Array, options: OpenOptions = {}): Promise<OpenedPdf> {
   checkHeader(bytes);

@@ -8,12 +8,12 @@ import {
   PDFPageTree,
   PDFRef,
 } from 'pdf-lib';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { settleMediaBox } from '#shared/pdf/page-box.ts';
 
 const damaged = (detail: string) =>
-  new HttpError('invalid_source_file', `The PDF could not be read: its page tree ${detail}`);
+  new ApiError('invalid_source_file', `The PDF could not be read: its page tree ${detail}`);
 
 const pagesKey = PDFName.of('Pages');
 const kidsKey = PDFName.of('Kids');
@@ -97,7 +97,7 @@ export function checkPageTree(
     if (kid instanceof PDFPageLeaf) {
       leaves += 1;
       if (maxPages !== undefined && leaves > maxPages) {
-        throw new HttpError(
+        throw new ApiError(
           'invalid_source_file',
           `The PDF has more than ${maxPages} pages, the most this operation takes.`,
         );

@@ -1,10 +1,10 @@
 import { constants, inflateSync } from 'node:zlib';
 import { PDFArray, type PDFContext, PDFName, type PDFObject, PDFParser, PDFRawStream } from 'pdf-lib';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { type PdfLimits, pdfLimits } from '#shared/pdf/limits.ts';
 
 const damaged = (detail: string) =>
-  new HttpError('invalid_source_file', `The PDF could not be read: ${detail}`);
+  new ApiError('invalid_source_file', `The PDF could not be read: ${detail}`);
 
 const flate = PDFName.of('FlateDecode');
 const objectStream = PDFName.of('ObjStm');
@@ -17,7 +17,7 @@ class ParseBudget {
   #objects = 0;
   #decodedBytes = 0;
   #steps = 0;
-  tripped: HttpError | undefined;
+  tripped: ApiError | undefined;
 
   constructor(sizeBytes: number, limits: PdfLimits) {
     this.#limits = limits;
@@ -55,7 +55,7 @@ class ParseBudget {
     );
   }
 
-  trip(error: HttpError): never {
+  trip(error: ApiError): never {
     this.tripped ??= error;
     throw this.tripped;
   }

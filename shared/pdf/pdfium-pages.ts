@@ -1,5 +1,5 @@
 import type { PDFiumDocument, PDFiumLibrary } from '@hyzyla/pdfium';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
 import { openPdf } from '#shared/pdf/open.ts';
@@ -13,7 +13,7 @@ export interface Bitmap {
 }
 
 const unrenderable = (page: number) =>
-  new HttpError(
+  new ApiError(
     'invalid_source_file',
     `The PDF's page ${page} could not be rendered: the renderer failed on its content (an image or font it cannot decode).`,
   );

@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /** Pages `first` to `last`, 1-based and inclusive. */
 export interface PageRange {
@@ -18,7 +18,7 @@ export const rangeSyntax = '"1-3,5,7-"';
 
 const termPattern = /^(\d+)(?:\s*(-)\s*(\d*))?$/;
 
-const invalid = (field: string, message: string) => new HttpError('invalid_range', `${field}: ${message}`);
+const invalid = (field: string, message: string) => new ApiError('invalid_range', `${field}: ${message}`);
 
 /**
  * Reads range syntax such as `1-3,5,7-` (whitespace around the parts is allowed). Only the syntax

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 import { displayedSize } from '#shared/pdf/info.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
@@ -79,12 +79,12 @@ function checkPixels(sizes: ReadonlyMap<number, PageSize>, dpi: number): void {
       fitting.push(fits);
       continue;
     }
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       `The PDF's ${describe(entry)} cannot be rendered: even at ${dpiRange.min} dpi, the lowest, it would be ${pixelsAt(entry[1], dpiRange.min)} pixels, over the ${limit} pixel limit. Leave it out with \`pages\`.`,
     );
   }
-  throw new HttpError(
+  throw new ApiError(
     'validation_failed',
     `dpi: ${describe(first)} would be ${pixelsAt(first[1], dpi)} pixels at ${dpi} dpi, over the ${limit} pixel limit; use a dpi of at most ${Math.min(...fitting)}.`,
   );
@@ -127,7 +127,7 @@ async function selectPages(
   );
   const overdrawn = hazards.overdrawnPages.find((page) => selected.includes(page));
   if (overdrawn !== undefined) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_source_file',
       `The PDF's page ${overdrawn} cannot be rendered: its form XObjects, nested, would be drawn more than ${maxFormDraws} times. Leave it out with \`pages\`.`,
     );
@@ -150,7 +150,7 @@ async function selectPages(
 export async function rasterizePdf(sourcePath: string, options: RasterizeOptions): Promise<RasterizeResult> {
   const bytes = await readFile(sourcePath);
   if (bytes.length > maxRasterSourceBytes) {
-    throw new HttpError(
+    throw new ApiError(
       'source_too_large',
       `PDFs over ${formatBytes(maxRasterSourceBytes)} cannot be rendered to images, whatever the tier.`,
     );

@@ -1,4 +1,4 @@
-import { HttpError, isHttpError } from '#shared/http/errors.ts';
+import { ApiError, isApiError } from '#shared/errors.ts';
 import { downloadSource, formatBytes, type Source } from '#shared/source/download.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
 import { type TierLimits, type TierName, tiers, tierThatLifts } from '#shared/tiers.ts';
@@ -6,8 +6,8 @@ import type { Workspace } from '#shared/workspace.ts';
 
 /** Prefixes an error with the request field it concerns, e.g. `sources.2: …`. */
 export function inField(field: string, error: unknown): unknown {
-  if (!isHttpError(error) || error.message.startsWith(`${field}:`)) return error;
-  return new HttpError(error.code, `${field}: ${error.message}`, { cause: error, headers: error.headers });
+  if (!isApiError(error) || error.message.startsWith(`${field}:`)) return error;
+  return new ApiError(error.code, `${field}: ${error.message}`, { cause: error });
 }
 
 /** The tier's batch size: past it, 400 validation_failed naming the tier that takes that many. */
@@ -17,7 +17,7 @@ export function checkBatchSize(count: number, tier: TierName, limits: TierLimits
   const hint = lift
     ? ` The ${lift} tier takes up to ${tiers[lift].maxBatchFiles}.`
     : ' No tier takes that many in one request.';
-  throw new HttpError(
+  throw new ApiError(
     'validation_failed',
     `sources: ${count} files are more than the ${limits.maxBatchFiles} per request of the ${tier} tier.${hint}`,
   );
@@ -106,10 +106,10 @@ export async function downloadBatch(
   return results;
 }
 
-function batchTooLarge(tier: TierName, limits: TierLimits): HttpError {
+function batchTooLarge(tier: TierName, limits: TierLimits): ApiError {
   const lift = tierThatLifts((candidate) => candidate.maxSourceBytes > limits.maxSourceBytes);
   const hint = lift ? ` The ${lift} tier accepts up to ${formatBytes(tiers[lift].maxSourceBytes)}.` : '';
-  return new HttpError(
+  return new ApiError(
     'source_too_large',
     `sources: together the files are more than the ${formatBytes(limits.maxSourceBytes)} one request of the ${tier} tier may bring.${hint}`,
   );

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdfFile, pagesOf } from '#shared/pdf/open.ts';
 import { extractPages, savePdf } from '#shared/pdf/output.ts';
@@ -34,7 +34,7 @@ export interface SplitResult {
 function checkTotal(ranges: readonly PageRange[]): void {
   const total = ranges.reduce((sum, range) => sum + pageCountOf(range), 0);
   if (total > pdfLimits.maxPages) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_range',
       `ranges: the ranges select ${total} pages in all; at most ${pdfLimits.maxPages} are written per request.`,
     );

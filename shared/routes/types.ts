@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ErrorCode } from '#shared/http/errors.ts';
+import type { ErrorCode } from '#shared/errors.ts';
 import type { TierName } from '#shared/tiers.ts';
 
 /** What a route needs of the caller's tier, beyond the limits every tier sets. */

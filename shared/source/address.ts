@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /** Resolves a host name to every address it has; injectable so tests can fake DNS answers. */
 export type HostLookup = (hostname: string) => Promise<ReadonlyArray<{ address: string; family: number }>>;
@@ -64,15 +64,15 @@ export function assertHttpUrl(raw: string, field = 'sourceUrl'): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new HttpError('source_invalid_url', `${field} is not a valid absolute URL.`);
+    throw new ApiError('source_invalid_url', `${field} is not a valid absolute URL.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new HttpError('source_invalid_url', `${field} must use http or https.`);
+    throw new ApiError('source_invalid_url', `${field} must use http or https.`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new HttpError('source_invalid_url', `${field} must not carry a user name or password.`);
+    throw new ApiError('source_invalid_url', `${field} must not carry a user name or password.`);
   }
-  if (url.hostname === '') throw new HttpError('source_invalid_url', `${field} has no host.`);
+  if (url.hostname === '') throw new ApiError('source_invalid_url', `${field} has no host.`);
   return url;
 }
 
@@ -101,14 +101,14 @@ export async function resolveCheckedAddress(
     try {
       addresses = await (options.lookup ?? systemLookup)(host);
     } catch (error) {
-      throw new HttpError('source_unreachable', `The host ${host} could not be resolved.`, { cause: error });
+      throw new ApiError('source_unreachable', `The host ${host} could not be resolved.`, { cause: error });
     }
     if (addresses.length === 0)
-      throw new HttpError('source_unreachable', `The host ${host} could not be resolved.`);
+      throw new ApiError('source_unreachable', `The host ${host} could not be resolved.`);
   }
   if (!options.allowPrivate && !addresses.every((entry) => isPublicAddress(entry.address))) {
     const what = literal !== 0 ? `The address ${host} is` : `The host ${host} resolves to an address that is`;
-    throw new HttpError(
+    throw new ApiError(
       'source_blocked_address',
       `${what} not public (loopback, private, link-local or reserved); only public addresses are fetched.`,
     );

@@ -4,7 +4,7 @@ import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { config } from '#shared/config.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { assertHttpUrl, type HostLookup } from '#shared/source/address.ts';
 import { baseNameOf } from '#shared/source/base-name.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
@@ -79,7 +79,7 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-function tooLarge(options: SourceOptions, contentLength?: number): HttpError {
+function tooLarge(options: SourceOptions, contentLength?: number): ApiError {
   const lift = tierThatLifts(
     (limits) =>
       limits.maxSourceBytes > options.maxBytes &&
@@ -89,7 +89,7 @@ function tooLarge(options: SourceOptions, contentLength?: number): HttpError {
   const hint = lift
     ? ` The ${lift} tier accepts sources up to ${formatBytes(tiers[lift].maxSourceBytes)}.`
     : ' No tier accepts a source this large.';
-  return new HttpError(
+  return new ApiError(
     'source_too_large',
     `The source is ${size} the ${formatBytes(options.maxBytes)} limit of the ${options.tier} tier.${hint}`,
   );
@@ -98,14 +98,14 @@ function tooLarge(options: SourceOptions, contentLength?: number): HttpError {
 function checkHead(response: IncomingMessage, options: SourceOptions): void {
   const status = response.statusCode ?? 0;
   if (status >= 300 && status < 400) {
-    throw new HttpError(
+    throw new ApiError(
       'source_redirect',
       `The source answered with a redirect (HTTP ${status}); redirects are not followed, give the final URL.`,
     );
   }
   if (status !== 200) {
     const reason = STATUS_CODES[status];
-    throw new HttpError(
+    throw new ApiError(
       'source_bad_status',
       `The source answered HTTP ${status}${reason ? ` ${reason}` : ''}; only 200 is accepted.`,
     );
@@ -142,9 +142,9 @@ async function saveBody(response: IncomingMessage, path: string, options: Source
   try {
     await pipeline(response, counter, createWriteStream(path, { mode: 0o600 }));
   } catch (error) {
-    if (error instanceof HttpError) throw error;
+    if (error instanceof ApiError) throw error;
     if (brokeOff !== undefined || !response.complete) {
-      throw new HttpError(
+      throw new ApiError(
         'source_unreachable',
         'The connection to the source broke off before the whole file arrived.',
         {
@@ -157,9 +157,9 @@ async function saveBody(response: IncomingMessage, path: string, options: Source
   return size;
 }
 
-function unsupported(found: SourceFormat | undefined, accept: readonly SourceFormat[]): HttpError {
+function unsupported(found: SourceFormat | undefined, accept: readonly SourceFormat[]): ApiError {
   const what = found ? `in ${found} format` : 'in no format this service reads';
-  return new HttpError(
+  return new ApiError(
     'unsupported_input_format',
     `The source is ${what}; this operation accepts ${accept.join(', ')}.`,
   );
@@ -182,7 +182,7 @@ async function fetchSource(rawUrl: string, options: SourceOptions): Promise<Sour
   const timeUp = new AbortController();
   const timer = setTimeout(() => {
     timeUp.abort(
-      new HttpError(
+      new ApiError(
         'source_timeout',
         `The source did not send the whole file within ${Number((time.ms / 1000).toFixed(3))} s${time.why}.`,
       ),
@@ -208,7 +208,7 @@ async function fetchSource(rawUrl: string, options: SourceOptions): Promise<Sour
   } catch (error) {
     await rm(path, { force: true });
     // An abort shows up downstream as a broken connection; report the abort's own reason instead.
-    const brokenByAbort = !(error instanceof HttpError) || error.code === 'source_unreachable';
+    const brokenByAbort = !(error instanceof ApiError) || error.code === 'source_unreachable';
     if (signal.aborted && brokenByAbort) throw signal.reason ?? error;
     throw error;
   } finally {

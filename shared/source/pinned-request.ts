@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { bareHostname, type HostLookup, resolveCheckedAddress } from '#shared/source/address.ts';
 
 export interface PinnedRequestOptions {
@@ -26,7 +26,7 @@ function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
 const reasonOf = (signal: AbortSignal): unknown => signal.reason ?? new Error('aborted');
 
 /** Says what went wrong in words a caller can act on, without addresses or internals. */
-function unreachable(host: string, error: unknown): HttpError {
+function unreachable(host: string, error: unknown): ApiError {
   const code = (error as { code?: unknown }).code;
   const text = typeof code === 'string' ? code : '';
   let what = `Could not connect to ${host}.`;
@@ -37,7 +37,7 @@ function unreachable(host: string, error: unknown): HttpError {
   else if (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|^ERR_TLS|^ERR_SSL/.test(text)) {
     what = `The TLS certificate of ${host} was not accepted.`;
   } else if (/^HPE_/.test(text)) what = `${host} did not answer with valid HTTP.`;
-  return new HttpError('source_unreachable', what, { cause: error });
+  return new ApiError('source_unreachable', what, { cause: error });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { base32, base32nopad, base64, base64url, base64urlnopad, hex } from '@scure/base';
 import { decodeHTML, decodeHTMLStrict } from 'entities';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import type { TextEncoding } from '#shared/text/schemas.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -48,7 +48,7 @@ const paddingRules: Record<string, string> = {
 function decodeRadix(text: string, name: string, outside: RegExp, decode: () => Uint8Array): Uint8Array {
   const bad = outside.exec(text);
   if (bad) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_input',
       `text is not valid ${name}: character at offset ${bad.index} is not in its alphabet.`,
     );
@@ -56,7 +56,7 @@ function decodeRadix(text: string, name: string, outside: RegExp, decode: () => 
   try {
     return decode();
   } catch (error) {
-    throw new HttpError('invalid_input', `text is not valid ${name}: ${paddingRules[name]}.`, {
+    throw new ApiError('invalid_input', `text is not valid ${name}: ${paddingRules[name]}.`, {
       cause: error,
     });
   }
@@ -66,7 +66,7 @@ function utf8Text(bytes: Uint8Array): string {
   try {
     return strictUtf8.decode(bytes);
   } catch (error) {
-    throw new HttpError('invalid_input', 'text decodes to bytes that are not UTF-8 text.', { cause: error });
+    throw new ApiError('invalid_input', 'text decodes to bytes that are not UTF-8 text.', { cause: error });
   }
 }
 
@@ -74,7 +74,7 @@ function decodePercent(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch (error) {
-    throw new HttpError(
+    throw new ApiError(
       'invalid_input',
       'text is not valid percent-encoding: every "%" must start a %XX escape and the escapes must form UTF-8.',
       { cause: error },
@@ -113,4 +113,4 @@ const isScalarValue = (codePoint: number) =>
   !(codePoint >= 0xd800 && codePoint <= 0xdfff);
 
 const badReference = (offset: number, kind: string) =>
-  new HttpError('invalid_input', `text is not valid html: bad ${kind} at offset ${offset}.`);
+  new ApiError('invalid_input', `text is not valid html: bad ${kind} at offset ${offset}.`);

@@ -1,5 +1,5 @@
 import slugifyText from '@sindresorhus/slugify';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 /** Languages with their own transliteration rules (ä → ae in German, å → aa in Danish, …). */
 export const slugLocales = ['de', 'da', 'nb', 'sv', 'hu', 'tr', 'sr'] as const;
@@ -31,7 +31,7 @@ export function slugify(text: string, options: SlugifyOptions): string {
   });
   if (slug === '') {
     // An empty slug would make an empty path segment: the caller has to choose another text.
-    throw new HttpError('invalid_input', 'text: has no letter or digit to make a slug of.');
+    throw new ApiError('invalid_input', 'text: has no letter or digit to make a slug of.');
   }
   if (options.maxLength === undefined || slug.length <= options.maxLength) return slug;
   return cutAtWord(slug.split(options.separator), options.separator, options.maxLength);

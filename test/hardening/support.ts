@@ -5,8 +5,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { vi } from 'vitest';
+import type { ErrorCode } from '#shared/errors.ts';
 import { formatCatalogue } from '#shared/formats.ts';
-import { type ErrorCode, errorStatus } from '#shared/http/errors.ts';
+import { errorStatus } from '#shared/http/errors.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
 import { type Answer, call } from '../support/lambda.ts';
 

@@ -3,7 +3,7 @@ import { decodeIco } from 'icojs';
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorCode } from '#shared/http/errors.ts';
+import type { ErrorCode } from '#shared/errors.ts';
 import { routes } from '#shared/routes.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';

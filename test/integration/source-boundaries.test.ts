@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { statusOf } from '#shared/http/errors.ts';
 import { downloadSource, formatBytes, type SourceOptions } from '#shared/source/download.ts';
 import { tiers } from '#shared/tiers.ts';
 import { Workspace } from '#shared/workspace.ts';
@@ -89,7 +90,7 @@ describe('a source sent without a length that runs over the tier limit', () => {
     const maxBytes = tiers.free.maxSourceBytes;
     const error = await failure(downloadSource(url, options({ maxBytes })));
     expect(error.code).toBe('source_too_large');
-    expect(error.statusCode).toBe(413);
+    expect(statusOf(error)).toBe(413);
     expect(error.message).toBe(
       `The source is larger than the ${formatBytes(maxBytes)} limit of the free tier. ` +
         `The pro tier accepts sources up to ${formatBytes(tiers.pro.maxSourceBytes)}.`,

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { statusOf } from '#shared/http/errors.ts';
 import { ffmpegPath } from '#shared/media/binaries.ts';
 import type { HostLookup } from '#shared/source/address.ts';
 import { downloadSource, type SourceOptions } from '#shared/source/download.ts';
@@ -189,7 +190,7 @@ describe('downloadSource: refusals', () => {
         downloadSource(url, options({ tier, maxBytes: tiers[tier].maxSourceBytes })),
       );
       expect(error.code).toBe('source_too_large');
-      expect(error.statusCode).toBe(413);
+      expect(statusOf(error)).toBe(413);
       expect(error.message).toContain(`of the ${tier} tier`);
       expect(error.message).toContain(lift);
       // Waiting for the body would end in source_timeout after 5 s: the code above proves the refusal
@@ -252,7 +253,7 @@ describe('downloadSource: time and connection failures', () => {
     const started = performance.now();
     const error = await failure(downloadSource(url, options({ timeoutMs: 300 })));
     expect(error.code).toBe('source_timeout');
-    expect(error.statusCode).toBe(504);
+    expect(statusOf(error)).toBe(504);
     // The server never answers: only the 300 ms deadline ends the wait this side of the route's limit.
     expect(performance.now() - started).toBeLessThan(29_000);
     expect(await workspaceFiles()).toEqual([]);

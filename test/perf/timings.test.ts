@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { assertSelfContainedSvg, svgLimits } from '#shared/image/svg-guard.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdf } from '#shared/pdf/open.ts';
@@ -17,7 +17,7 @@ const outcome = (check: () => unknown) => {
   try {
     check();
   } catch (error) {
-    if (error instanceof HttpError) return error.code;
+    if (error instanceof ApiError) return error.code;
     throw error;
   }
   return 'accepted';

@@ -1,11 +1,11 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
-/** The HttpError a promise is refused with; anything else (success, another error) fails the test. */
-export async function failure(promise: Promise<unknown>): Promise<HttpError> {
+/** The ApiError a promise is refused with; anything else (success, another error) fails the test. */
+export async function failure(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  if (!(error instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(error)}`);
+  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
   return error;
 }

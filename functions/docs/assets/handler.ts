@@ -1,12 +1,12 @@
 import { docsAssets, isDocsAsset } from '#functions/docs/page.ts';
 import { swaggerUiFile, swaggerUiVersion } from '#functions/docs/swagger-ui.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { createGetHandler } from '#shared/http/stack.ts';
 
 export const handler = createGetHandler('docs-assets', ({ params }) => {
   const name = params.asset;
   if (!isDocsAsset(name)) {
-    throw new HttpError(
+    throw new ApiError(
       'not_found',
       `No asset ${name ?? ''}; there are ${Object.keys(docsAssets).join(' and ')}.`,
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { authorize, secretsMatch } from '#shared/auth/authorize.ts';
 import { keyId, parseApiKeys } from '#shared/auth/keys.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 const keys = parseApiKeys('k-pro:pro, k-ent:enterprise:5000, k-ent2:enterprise');
 const lookupKey = (key: string) => keys.get(key);
@@ -11,7 +11,7 @@ const codeOf = (run: () => unknown) => {
   try {
     run();
   } catch (error) {
-    return error instanceof HttpError ? error.code : 'not an HttpError';
+    return error instanceof ApiError ? error.code : 'not an ApiError';
   }
   return 'no error';
 };

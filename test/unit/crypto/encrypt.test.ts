@@ -13,13 +13,13 @@ import {
   seal,
   TAG_BYTES,
 } from '#shared/crypto/envelope.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 const codeOf = async (run: () => unknown) => {
   try {
     await run();
   } catch (error) {
-    return error instanceof HttpError ? error.code : `not an HttpError: ${String(error)}`;
+    return error instanceof ApiError ? error.code : `not an ApiError: ${String(error)}`;
   }
   return 'accepted';
 };
@@ -120,7 +120,7 @@ describe('seal / open under one derived key', () => {
         try {
           open(key, parseEnvelope(tampered));
         } catch (error) {
-          code = (error as HttpError).code;
+          code = (error as ApiError).code;
         }
         expect(code).toBe('decrypt_failed');
       }),

@@ -3,13 +3,13 @@ import { base64url, type CompactJWSHeaderParameters, exportJWK, type JWTPayload,
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeToken } from '#shared/crypto/jwt-decode.ts';
 import { verifyJwt } from '#shared/crypto/jwt-verify.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 const codeOf = async (run: () => unknown) => {
   try {
     await run();
   } catch (error) {
-    return error instanceof HttpError ? error.code : `not an HttpError: ${String(error)}`;
+    return error instanceof ApiError ? error.code : `not an ApiError: ${String(error)}`;
   }
   return 'accepted';
 };

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { argon2Params, BCRYPT_COST, hashPassword } from '#shared/crypto/password-hash.ts';
 import { verifyPassword } from '#shared/crypto/password-verify.ts';
 import { parseScryptPhc, scryptHashParams, scryptKey } from '#shared/crypto/scrypt-phc.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 
 const codeOf = async (run: () => Promise<unknown>) => {
   try {
     await run();
   } catch (error) {
-    return error instanceof HttpError ? error.code : `not an HttpError: ${String(error)}`;
+    return error instanceof ApiError ? error.code : `not an ApiError: ${String(error)}`;
   }
   return 'accepted';
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { decodeBmp } from '#shared/image/bmp.ts';
 import { readBmpHeader, withInfoHeader } from '#shared/image/bmp-header.ts';
 
@@ -34,7 +34,7 @@ const refusal = (run: () => unknown) => {
   try {
     run();
   } catch (error) {
-    if (error instanceof HttpError) return `${error.code}: ${error.message}`;
+    if (error instanceof ApiError) return `${error.code}: ${error.message}`;
     throw error;
   }
   return 'read';

@@ -3,7 +3,7 @@ import { decodeIco } from 'icojs';
 import { imageSize } from 'image-size';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { type ConvertOptions, convertImage } from '#shared/image/convert.ts';
 import { decodeToPng } from '#shared/image/decode-to-png.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
@@ -39,7 +39,7 @@ const near = (actual: Rgb, expected: Rgb, tolerance = 12) =>
 const codeOf = (promise: Promise<unknown>) =>
   promise.then(
     () => 'resolved',
-    (error: unknown) => (error instanceof HttpError ? error.code : `not an HttpError: ${String(error)}`),
+    (error: unknown) => (error instanceof ApiError ? error.code : `not an ApiError: ${String(error)}`),
   );
 
 describe('animations', () => {
@@ -344,10 +344,10 @@ describe('refusals', () => {
     const error = await convert(await fixtures.pattern('png'), 'png', { outputFormat: 'heic' }).catch(
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).code).toBe('unsupported_output_format');
-    expect((error as HttpError).message).toMatch(/avif/);
-    expect((error as HttpError).message).toMatch(/webp/);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('unsupported_output_format');
+    expect((error as ApiError).message).toMatch(/avif/);
+    expect((error as ApiError).message).toMatch(/webp/);
   });
 
   it('refuses a PNG that declares 100000 × 100000 pixels before decoding it', async () => {
@@ -356,8 +356,8 @@ describe('refusals', () => {
     bomb.writeUInt32BE(100_000, 20);
     const started = Date.now();
     const error = await convert(bomb, 'png', { outputFormat: 'jpg' }).catch((e: unknown) => e);
-    expect((error as HttpError).code).toBe('invalid_source_file');
-    expect((error as HttpError).message).toMatch(/100000 × 100000/);
+    expect((error as ApiError).code).toBe('invalid_source_file');
+    expect((error as ApiError).message).toMatch(/100000 × 100000/);
     // Decoding 10^10 pixels would take far longer than the route's limit on any machine.
     expect(Date.now() - started).toBeLessThan(29_000);
   });

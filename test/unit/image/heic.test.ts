@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { decodeHeicImage } from '#shared/image/heic.ts';
 import { ImageFixtures, quadrants } from './fixtures.ts';
 
@@ -46,7 +46,7 @@ describe('HEIC decoding', () => {
 
   it('lets the caller refuse the size before any pixel is decoded', async () => {
     const sizes: unknown[] = [];
-    const refusal = new HttpError('invalid_source_file', 'too large');
+    const refusal = new ApiError('invalid_source_file', 'too large');
     const error = await decodeHeicImage(heic, 0, (size) => {
       sizes.push(size);
       throw refusal;
@@ -61,8 +61,8 @@ describe('HEIC decoding', () => {
   ])('refuses a HEIC %s with invalid_source_file, printing nothing', async (_name, damage) => {
     const printed = watchOutput();
     const error = await decodeHeicImage(damage(heic), 0, accept).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).code).toBe('invalid_source_file');
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('invalid_source_file');
     expect(printed()).toEqual([]);
   });
 

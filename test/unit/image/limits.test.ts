@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { assertDecodable, imageLimits } from '#shared/image/limits.ts';
 
 const refusal = (canvas: Parameters<typeof assertDecodable>[0]) => {
@@ -7,7 +7,7 @@ const refusal = (canvas: Parameters<typeof assertDecodable>[0]) => {
     assertDecodable(canvas);
     return 'accepted';
   } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
+    if (!(error instanceof ApiError)) throw error;
     return `${error.code}: ${error.message}`;
   }
 };

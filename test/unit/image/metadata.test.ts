@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import type { HttpError } from '#shared/http/errors.ts';
+import type { ApiError } from '#shared/errors.ts';
 import { convertImage } from '#shared/image/convert.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { readImageMetadata } from '#shared/image/metadata.ts';
@@ -100,6 +100,6 @@ describe('image metadata', () => {
     bomb.writeInt32LE(60_000, 18);
     bomb.writeInt32LE(60_000, 22);
     const error = await describeImage(bomb, 'bmp').catch((caught: unknown) => caught);
-    expect((error as HttpError).code).toBe('invalid_source_file');
+    expect((error as ApiError).code).toBe('invalid_source_file');
   });
 });

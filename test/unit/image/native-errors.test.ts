@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { convertImage } from '#shared/image/convert.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { mapNativeError, nativeErrorRules } from '#shared/native-errors.ts';
@@ -14,7 +14,7 @@ const workspace = fixturesWithWorkspace(fixtures);
 const sharpRules = nativeErrorRules.filter((rule) => rule.engine === 'sharp');
 
 /** The raw error sharp throws, and what the table makes of it. */
-async function mapped(run: () => Promise<unknown>): Promise<{ raw: string; error: HttpError }> {
+async function mapped(run: () => Promise<unknown>): Promise<{ raw: string; error: ApiError }> {
   const raw = await run().then(
     () => {
       throw new Error('expected sharp to fail');
@@ -24,7 +24,7 @@ async function mapped(run: () => Promise<unknown>): Promise<{ raw: string; error
   try {
     mapNativeError('sharp', raw);
   } catch (error) {
-    if (error instanceof HttpError) return { raw: raw.message, error };
+    if (error instanceof ApiError) return { raw: raw.message, error };
   }
   throw new Error(`no rule for: ${raw.message}`);
 }
@@ -101,7 +101,7 @@ describe('sharp rules of the native-error table, each met by a real failure', ()
       convertOptions({ outputFormat: 'webp', width: 16_384, height: 1, fit: 'fill', icoSizes: [16] }),
       workspace,
     ).catch((caught: unknown) => caught);
-    expect((error as HttpError).code).toBe('unsupported_output_format');
+    expect((error as ApiError).code).toBe('unsupported_output_format');
   });
 
   it('leaves an unknown sharp failure a 500', () => {

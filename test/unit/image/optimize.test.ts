@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import type { HttpError } from '#shared/http/errors.ts';
+import type { ApiError } from '#shared/errors.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { type OptimizeOptions, optimizeImage } from '#shared/image/optimize.ts';
 import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
@@ -31,7 +31,7 @@ async function optimize(bytes: Buffer, format: ImageInputFormat, options: Partia
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => undefined,
-    (error: unknown) => error as HttpError,
+    (error: unknown) => error as ApiError,
   );
 
 describe('image optimization', () => {

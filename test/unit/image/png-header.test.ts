@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { convertImage } from '#shared/image/convert.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { readImageMetadata } from '#shared/image/metadata.ts';
@@ -70,9 +70,9 @@ describe('the checksum of a PNG header chunk', () => {
       wrongChecksum(await fixtures.pattern('png'), width),
     );
     const error = await failureOf(() => convert(path, 'png'));
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).code).toBe('invalid_source_file');
-    expect((error as HttpError).message).toBe(
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).code).toBe('invalid_source_file');
+    expect((error as ApiError).message).toBe(
       'The PNG is damaged: the checksum of its header chunk (IHDR) does not match its contents.',
     );
   });
@@ -83,7 +83,7 @@ describe('the checksum of a PNG header chunk', () => {
     png.writeUInt32BE(100_000, 20);
     const path = await fixtures.save('bomb.png', wrongChecksum(png));
     const error = await failureOf(() => convert(path, 'png'));
-    expect((error as HttpError).message).toMatch(/100000 × 100000 pixels/);
+    expect((error as ApiError).message).toMatch(/100000 × 100000 pixels/);
   });
 
   it('still describes the header of such a PNG, which image-metadata reads without decoding', async () => {
@@ -95,8 +95,8 @@ describe('the checksum of a PNG header chunk', () => {
   it('refuses an ICO whose PNG image has a wrong checksum before decoding it', async () => {
     const path = await fixtures.save('ihdr.ico', icoOf(wrongChecksum(await fixtures.pattern('png'))));
     const error = await failureOf(() => convert(path, 'ico'));
-    expect((error as HttpError).code).toBe('invalid_source_file');
-    expect((error as HttpError).message).toMatch(/^The PNG image inside the ICO is damaged: /);
+    expect((error as ApiError).code).toBe('invalid_source_file');
+    expect((error as ApiError).message).toMatch(/^The PNG image inside the ICO is damaged: /);
   });
 
   it('answers invalid_source_file for an ICO whose PNG image has a corrupt header', async () => {
@@ -105,6 +105,6 @@ describe('the checksum of a PNG header chunk', () => {
     png.writeUInt32BE(crc32(png.subarray(12, 29)), 29);
     const path = await fixtures.save('colour-type.ico', icoOf(png));
     const error = await failureOf(() => convert(path, 'ico'));
-    expect((error as HttpError).code).toBe('invalid_source_file');
+    expect((error as ApiError).code).toBe('invalid_source_file');
   });
 });

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { assertCompletePngFile } from '#shared/image/png-integrity.ts';
 import { damagedPngs } from '../../corpus/images.ts';
 import { ImageFixtures } from './fixtures.ts';
@@ -14,7 +14,7 @@ async function verdict(name: string, png: Buffer): Promise<string> {
     await assertCompletePngFile(await fixtures.save(name, png));
     return 'complete';
   } catch (error) {
-    if (error instanceof HttpError) return `${error.code}: ${error.message}`;
+    if (error instanceof ApiError) return `${error.code}: ${error.message}`;
     throw error;
   }
 }

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
+import { statusOf } from '#shared/http/errors.ts';
 import { mapRenderFailure } from '#shared/image/render-failure.ts';
 
 const failure = (run: () => Promise<never>) =>
   run().then(
     () => 'no failure',
     (error: unknown) =>
-      error instanceof HttpError ? `${error.statusCode} ${error.code}` : `raw: ${(error as Error).message}`,
+      error instanceof ApiError ? `${statusOf(error)} ${error.code}` : `raw: ${(error as Error).message}`,
   );
 
 describe('mapping a failed libvips pipeline over a source', () => {

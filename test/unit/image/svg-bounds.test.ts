@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { openImage } from '#shared/image/decode.ts';
 import { svgImageLimits } from '#shared/image/svg-data-images.ts';
 import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
@@ -65,7 +65,7 @@ describe('SVG render bounds: filters', () => {
       const path = await fixtures.save('filters.svg', text);
       return await openImage(path, 'svg').then(
         () => 'accepted',
-        (error: unknown) => (error instanceof HttpError ? `${error.code}: ${error.message}` : 'crashed'),
+        (error: unknown) => (error instanceof ApiError ? `${error.code}: ${error.message}` : 'crashed'),
       );
     } finally {
       await fixtures.close();

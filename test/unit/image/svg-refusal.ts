@@ -1,4 +1,4 @@
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
 
 /** How the SVG guard answers a document: `accepted`, or the refusal's code and message. */
@@ -6,7 +6,7 @@ export function svgRefusal(text: string): string {
   try {
     assertSelfContainedSvg(text);
   } catch (error) {
-    if (error instanceof HttpError) return `${error.code}: ${error.message}`;
+    if (error instanceof ApiError) return `${error.code}: ${error.message}`;
     throw error;
   }
   return 'accepted';

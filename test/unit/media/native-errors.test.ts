@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { convertAudio } from '#shared/media/convert-audio.ts';
 import type { MediaSourceFormat } from '#shared/media/formats.ts';
 import { inspectMedia } from '#shared/media/job.ts';
@@ -31,12 +31,12 @@ async function broken(recipe: Recipe, { keep, noise = 0, edits = [] }: Damage): 
   return fixtures.save(name, Buffer.concat([head, Buffer.alloc(noise, 0x5a)]));
 }
 
-/** Probing (ffprobe) or converting to mp3 (ffprobe accepts, ffmpeg refuses): the HttpError either answers. */
+/** Probing (ffprobe) or converting to mp3 (ffprobe accepts, ffmpeg refuses): the ApiError either answers. */
 async function failure(
   path: string,
   format: MediaSourceFormat,
   stage: 'probe' | 'convert',
-): Promise<HttpError> {
+): Promise<ApiError> {
   const input = { path, format, baseName: 'x' };
   const error = await (stage === 'probe'
     ? inspectMedia(input, {})
@@ -45,7 +45,7 @@ async function failure(
     () => undefined,
     (caught: unknown) => caught,
   );
-  if (!(error instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(error)}`);
+  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
   return error;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
+import { statusOf } from '#shared/http/errors.ts';
 import { audioCodecFor, planAudio } from '#shared/media/convert-audio.ts';
 import { displaySize, fitDimensions, planVideo } from '#shared/media/convert-video.ts';
 import type { MediaInput } from '#shared/media/job.ts';
@@ -37,14 +38,14 @@ const optionAfter = (options: readonly string[], flag: string) => {
   return at < 0 ? undefined : options[at + 1];
 };
 
-const catchError = (run: () => unknown): HttpError => {
+const catchError = (run: () => unknown): ApiError => {
   try {
     run();
   } catch (error) {
-    if (error instanceof HttpError) return error;
+    if (error instanceof ApiError) return error;
     throw error;
   }
-  throw new Error('expected an HttpError');
+  throw new Error('expected an ApiError');
 };
 
 describe('fitDimensions: aspect kept, even numbers', () => {
@@ -254,7 +255,7 @@ describe('limits', () => {
   it('names the tier that lifts a duration limit', () => {
     const error = catchError(() => assertDurationWithinTier(info([aac], 121), 'free', 120));
     expect(error.code).toBe('media_too_long');
-    expect(error.statusCode).toBe(413);
+    expect(statusOf(error)).toBe(413);
     expect(error.message).toBe(
       'The source lasts 121 s, over the 120 s limit of the free tier. The pro tier accepts media up to 30 min.',
     );

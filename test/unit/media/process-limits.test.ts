@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { processLimits } from '#shared/media/process-limits.ts';
 import { Workspace } from '#shared/workspace.ts';
 import { childMediaProcesses, MediaFixtures } from './fixtures.ts';
@@ -124,7 +124,7 @@ describe('a run stopped by a limit answers the caller with the limit named', () 
         return error;
       }
     })();
-    expect(answer).toBeInstanceOf(HttpError);
+    expect(answer).toBeInstanceOf(ApiError);
     expect(answer).toMatchObject({ code: 'invalid_source_file', statusCode: 400 });
     expect((answer as Error).message).toMatch(/more memory than the 48 MiB one media process is given/);
     // The same job within the function's own limits succeeds.

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { ffprobePath } from '#shared/media/binaries.ts';
 import { runMediaJob } from '#shared/media/job.ts';
 import { MediaTimeoutError, runFfmpeg, runFfprobe } from '#shared/media/run.ts';
@@ -116,7 +116,7 @@ describe('runFfmpeg', () => {
       maxMediaSeconds: 120,
       timeoutMs: 300,
     }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'media_too_long', statusCode: 413 });
     const message = (error as Error).message;
     expect(message).toMatch(
@@ -135,7 +135,7 @@ describe('runFfmpeg', () => {
       { workspace, tier: 'free', maxMediaSeconds: 120, timeoutMs: 300 },
       'frame',
     ).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'invalid_source_file', statusCode: 400 });
     expect((error as Error).message).toMatch(/No frame could be decoded within 0\.3 s.*earlier time \(at\)/);
     expect(await childMediaProcesses()).toEqual([]);

@@ -10,7 +10,7 @@ import {
   StalledParserError,
 } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
 import { encryptedPdf, textPdf } from './fixtures.ts';
 
@@ -24,11 +24,11 @@ async function failureOf(run: () => unknown): Promise<unknown> {
   throw new Error('expected the library call to fail');
 }
 
-function mapped(engine: 'pdf-lib' | 'pdfium', error: unknown): HttpError {
+function mapped(engine: 'pdf-lib' | 'pdfium', error: unknown): ApiError {
   try {
     mapNativeError(engine, error);
   } catch (thrown) {
-    if (thrown instanceof HttpError) return thrown;
+    if (thrown instanceof ApiError) return thrown;
     throw thrown;
   }
   throw new Error('mapNativeError returned');

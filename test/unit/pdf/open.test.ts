@@ -2,16 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PDFArray, PDFDocument, PDFName, PDFNumber, type PDFPageTree, type PDFRef } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { type PdfLimits, pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdf } from '#shared/pdf/open.ts';
 import { encryptedPdf, manyPagesPdf, textPdf } from './fixtures.ts';
 
-async function refusal(promise: Promise<unknown>): Promise<HttpError> {
+async function refusal(promise: Promise<unknown>): Promise<ApiError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof HttpError) return error;
+    if (error instanceof ApiError) return error;
     throw error;
   }
   throw new Error('expected the PDF to be refused');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import {
   eachPage,
   formatRange,
@@ -10,11 +10,11 @@ import {
   parseRangeSpec,
 } from '#shared/pdf/ranges.ts';
 
-const rangeError = (run: () => unknown): HttpError => {
+const rangeError = (run: () => unknown): ApiError => {
   try {
     run();
   } catch (error) {
-    if (error instanceof HttpError) return error;
+    if (error instanceof ApiError) return error;
     throw error;
   }
   throw new Error('expected an invalid_range error');
@@ -125,8 +125,8 @@ describe('page range syntax', () => {
             expect(range.first).toBeLessThanOrEqual(range.last);
           }
         } catch (error) {
-          expect(error).toBeInstanceOf(HttpError);
-          expect((error as HttpError).code).toBe('invalid_range');
+          expect(error).toBeInstanceOf(ApiError);
+          expect((error as ApiError).code).toBe('invalid_range');
         }
       }),
     );

@@ -1,7 +1,7 @@
 import { PDFiumPage } from '@hyzyla/pdfium';
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { loadPdfium } from '#shared/pdf/pdfium.ts';
 import { PdfiumPages } from '#shared/pdf/pdfium-pages.ts';
 import { guardRendering, jpxDeclaredPixels, maxFormDraws } from '#shared/pdf/render-guard.ts';
@@ -136,7 +136,7 @@ describe('containing pdfium failures', () => {
     const jpx = new PdfiumPages(await jpxPdf());
     trapNextRender(2);
     const error = await jpx.render(1, 1).catch((failure: unknown) => failure);
-    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'invalid_source_file' });
     expect((error as Error).message).toContain('page 1 could not be rendered');
     const square = new PdfiumPages(await formCyclePdf('self', 1));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import {
   assertHttpUrl,
   type HostLookup,
@@ -18,7 +18,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
     await promise;
     return 'resolved';
   } catch (error) {
-    return error instanceof HttpError ? error.code : `not an HttpError: ${String(error)}`;
+    return error instanceof ApiError ? error.code : `not an ApiError: ${String(error)}`;
   }
 }
 

@@ -3,7 +3,7 @@ import { handler as checksum } from '#functions/checksum/handler.ts';
 import { handler as imageMetadata } from '#functions/image-metadata/handler.ts';
 import { handler as mediaInfo } from '#functions/media-info/handler.ts';
 import { handler as pdfInfo } from '#functions/pdf-info/handler.ts';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
 import { DEADLINE_MARGIN_MS, downloadSource } from '#shared/source/download.ts';
 import { Workspace } from '#shared/workspace.ts';
 import { FixtureServer } from '../../support/fixture-server.ts';
@@ -73,13 +73,13 @@ describe('a source that stalls past the time the function has left', () => {
 
   it('keeps the configured timeout when the request has time enough', async () => {
     expect(await stallingDownload({ timeoutMs: 200, deadline: Date.now() + 60_000 })).toEqual(
-      new HttpError('source_timeout', 'The source did not send the whole file within 0.2 s.'),
+      new ApiError('source_timeout', 'The source did not send the whole file within 0.2 s.'),
     );
   });
 
   it('gives up at once when the request has no time left', async () => {
     expect(await stallingDownload({ deadline: Date.now() + DEADLINE_MARGIN_MS / 2 })).toEqual(
-      new HttpError(
+      new ApiError(
         'source_timeout',
         'The source did not send the whole file within 0 s, the time this request had left.',
       ),

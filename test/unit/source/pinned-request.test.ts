@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import * as http from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { HttpError } from '#shared/http/errors.ts';
+import { ApiError } from '#shared/errors.ts';
+import { statusOf } from '#shared/http/errors.ts';
 import type { HostLookup } from '#shared/source/address.ts';
 import { openPinnedRequest } from '#shared/source/pinned-request.ts';
 
@@ -64,12 +65,12 @@ const open = (url: string, extra: { signal?: AbortSignal; lookup?: HostLookup } 
     headers: { accept: '*/*', 'accept-encoding': 'identity' },
   });
 
-async function refusal(promise: Promise<unknown>): Promise<HttpError> {
+async function refusal(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  if (!(error instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(error)}`);
+  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
   return error;
 }
 
@@ -77,7 +78,7 @@ describe('a connection that fails', () => {
   it('dropped before any answer: "closed the connection before answering"', async () => {
     const error = await refusal(open(`http://127.0.0.1:${resetPort}/file`));
     expect(error.code).toBe('source_unreachable');
-    expect(error.statusCode).toBe(400);
+    expect(statusOf(error)).toBe(400);
     expect(error.message).toBe('127.0.0.1 closed the connection before answering.');
   });
 

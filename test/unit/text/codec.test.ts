@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '#shared/errors.ts';
 import { textEncodings } from '#shared/formats.ts';
-import { HttpError } from '#shared/http/errors.ts';
 import { decodeText } from '#shared/text/decode.ts';
 import { encodeText } from '#shared/text/encode.ts';
 import type { TextEncoding } from '#shared/text/schemas.ts';
@@ -21,7 +21,7 @@ const refusal = (run: () => unknown) => {
   try {
     run();
   } catch (error) {
-    return error instanceof HttpError ? error.code : `not an HttpError: ${String(error)}`;
+    return error instanceof ApiError ? error.code : `not an ApiError: ${String(error)}`;
   }
   return 'accepted';
 };
@@ -111,8 +111,8 @@ describe('strict decoding', () => {
       decodeText('secret-value!', 'base64');
       expect.unreachable();
     } catch (error) {
-      expect((error as HttpError).message).not.toContain('secret');
-      expect((error as HttpError).message).toContain('offset 6');
+      expect((error as ApiError).message).not.toContain('secret');
+      expect((error as ApiError).message).toContain('offset 6');
     }
   });
 });
