@@ -11,5 +11,15 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     env: { LOG_LEVEL: 'silent', SOURCE_ALLOW_PRIVATE: 'true' },
+    // `vitest run --coverage`: the local gateway and its Lambda workers run in child processes of
+    // the tests; autoAttachSubprocess collects their V8 coverage too (test/support/setup.ts).
+    coverage: {
+      provider: 'v8',
+      autoAttachSubprocess: true,
+      include: ['shared/**/*.ts', 'functions/**/*.ts', 'infra/**/*.ts'],
+      exclude: ['**/*.d.ts'],
+      reporter: ['text-summary', 'json-summary', 'html'],
+      reportsDirectory: 'reports/coverage',
+    },
   },
 });
