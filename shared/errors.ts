@@ -34,6 +34,7 @@ export const errorCodes = [
   'rate_limit_exceeded',
   'internal_error',
   'source_timeout',
+  'render_timeout',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

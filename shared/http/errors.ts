@@ -31,6 +31,7 @@ export const errorStatus = {
   rate_limit_exceeded: 429,
   internal_error: 500,
   source_timeout: 504,
+  render_timeout: 504,
 } as const satisfies Record<ErrorCode, number>;
 
 /** The status an error is answered with. */

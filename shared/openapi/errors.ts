@@ -112,6 +112,10 @@ export const errorMeanings: Readonly<Record<ErrorCode, { meaning: string; messag
     meaning: 'The source did not answer completely within the download timeout (30 s by default).',
     message: 'The source did not answer within 30000 ms.',
   },
+  render_timeout: {
+    meaning: 'A page could not be printed or captured in time: a script on it kept the browser busy.',
+    message: 'The page could not be rendered in time: a script on it kept the browser busy.',
+  },
 };
 
 /** What any route can answer, whatever its row says: authentication, rate limit, failure. */
