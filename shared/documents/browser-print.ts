@@ -1,0 +1,47 @@
+import type { Page, PDFOptions } from 'puppeteer-core';
+import { namedPageSizes, type PageOptions } from '#shared/documents/schemas.ts';
+import { ApiError } from '#shared/errors.ts';
+
+const inches = (points: number): string => `${Number((points / 72).toFixed(4))}in`;
+
+/** The page's size in points, turned when `landscape`. */
+export function pageSizePoints(options: Pick<PageOptions, 'pageSize' | 'landscape'>): {
+  width: number;
+  height: number;
+} {
+  const size = typeof options.pageSize === 'string' ? namedPageSizes[options.pageSize] : options.pageSize;
+  return options.landscape
+    ? { width: size.height, height: size.width }
+    : { width: size.width, height: size.height };
+}
+
+/**
+ * The browser's print settings for the contract's page options. The size is given explicitly (a
+ * page's own CSS `@page` size does not override it) and already turned, so Chromium's own
+ * `landscape` stays off. A margin that leaves no room for content is refused.
+ */
+export function pdfOptions(options: PageOptions): PDFOptions {
+  const { width, height } = pageSizePoints(options);
+  if (options.margin * 2 >= Math.min(width, height) - 36) {
+    throw new ApiError(
+      'validation_failed',
+      `margin: ${options.margin} points on each side leaves less than half an inch of a ${Math.round(width)} × ${Math.round(height)} point page.`,
+    );
+  }
+  const margin = inches(options.margin);
+  return {
+    width: inches(width),
+    height: inches(height),
+    margin: { top: margin, right: margin, bottom: margin, left: margin },
+    printBackground: options.printBackground,
+    scale: options.scale,
+    preferCSSPageSize: false,
+    tagged: true,
+    outline: false,
+  };
+}
+
+/** Prints the loaded page to a PDF file at `path`. */
+export async function printPdf(page: Page, options: PageOptions, path: string): Promise<void> {
+  await page.pdf({ ...pdfOptions(options), path, timeout: 0 });
+}

@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import type { PageContent } from '#shared/documents/browser-render.ts';
+import { ApiError } from '#shared/errors.ts';
+import type { CallInput } from '#shared/http/stack.ts';
+import { downloadSource } from '#shared/source/download.ts';
+import { sniffFormat } from '#shared/source/sniff.ts';
+
+type RequestContext = Pick<CallInput<unknown>, 'workspace' | 'limits' | 'caller' | 'signal' | 'deadline'>;
+
+/** A downloaded document and the name its result is given. */
+export interface FetchedText {
+  body: Buffer;
+  baseName: string;
+}
+
+/**
+ * Downloads a page or text file under the source rules (the field named in its errors), and
+ * refuses it when its bytes are a format of another kind (an image, a PDF, audio or video).
+ */
+export async function downloadText(
+  rawUrl: string,
+  field: string,
+  request: RequestContext,
+): Promise<FetchedText> {
+  const source = await downloadSource(rawUrl, {
+    workspace: request.workspace,
+    maxBytes: request.limits.maxSourceBytes,
+    tier: request.caller.tier,
+    accept: 'any',
+    deadline: request.deadline,
+    signal: request.signal,
+    field,
+  });
+  const found = await sniffFormat(source.path);
+  if (found !== undefined) {
+    throw new ApiError(
+      'unsupported_input_format',
+      `${field} is a ${found} file; this operation reads web pages and text.`,
+    );
+  }
+  return { body: await readFile(source.path), baseName: source.baseName };
+}
+
+/** A web page fetched under the source rules, served to the browser at its own URL. */
+export async function webPage(
+  rawUrl: string,
+  field: string,
+  request: RequestContext,
+): Promise<{
+  content: PageContent;
+  baseName: string;
+}> {
+  const { body, baseName } = await downloadText(rawUrl, field, request);
+  // The URL as the browser will ask for it (normalised), so the guard recognises its own document.
+  const url = new URL(rawUrl).href;
+  return { content: { kind: 'document', url, body, contentType: 'text/html' }, baseName };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A text file's bytes as UTF-8, else 400 invalid_source_file. */
+export function decodeUtf8(body: Buffer, field: string): string {
+  try {
+    return utf8.decode(body);
+  } catch (error) {
+    throw new ApiError('invalid_source_file', `${field} is not UTF-8 text.`, { cause: error });
+  }
+}
