@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import {
+  PDFArray,
+  type PDFContext,
+  PDFDict,
+  type PDFDocument,
+  PDFName,
+  type PDFObject,
+  PDFRef,
+  PDFStream,
+} from 'pdf-lib';
+
+/**
+ * Objects whose identity means something beyond their content: two equal pages, annotations or
+ * optional content groups are still two of them. They are never merged, and the search for
+ * shareable objects does not pass through them.
+ */
+const identityTypes = new Set(
+  ['Catalog', 'Pages', 'Page', 'Annot', 'OCG', 'OCMD', 'Outlines', 'StructTreeRoot', 'StructElem', 'Sig'].map(
+    (name) => PDFName.of(name),
+  ),
+);
+const names = {
+  type: PDFName.of('Type'),
+  length: PDFName.of('Length'),
+  resources: PDFName.of('Resources'),
+  contents: PDFName.of('Contents'),
+  appearance: PDFName.of('AP'),
+};
+
+/**
+ * Past this many rounds the objects form chains deeper than any real document draws; the search
+ * then stops and nothing is merged, rather than spending quadratic time on a crafted file.
+ */
+const maxRounds = 64;
+
+const dictOf = (object: PDFObject | undefined) =>
+  object instanceof PDFStream ? object.dict : object instanceof PDFDict ? object : undefined;
+
+function hasIdentity(object: PDFObject | undefined): boolean {
+  const type = dictOf(object)?.get(names.type);
+  return type instanceof PDFName && identityTypes.has(type);
+}
+
+/**
+ * A canonical text of a direct object, its references written as `@`, and the references in the
+ * order they appear. Dictionary keys are sorted, so that key order makes no difference; a
+ * stream's Length is left out (it is rewritten on save) and its bytes stand as their SHA-256.
+ */
+function shapeOf(object: PDFObject): { shape: string; refs: PDFRef[] } {
+  const refs: PDFRef[] = [];
+  const write = (value: PDFObject): string => {
+    if (value instanceof PDFRef) {
+      refs.push(value);
+      return '@';
+    }
+    if (value instanceof PDFArray) return `[${value.asArray().map(write).join(' ')}]`;
+    if (value instanceof PDFDict) {
+      const entries = value
+        .entries()
+        .filter(([key]) => !(value === dictOf(object) && object instanceof PDFStream && key === names.length))
+        .sort(([a], [b]) => (a.asString() < b.asString() ? -1 : 1));
+      return `<<${entries.map(([key, entry]) => `${key.asString()} ${write(entry)}`).join(' ')}>>`;
+    }
+    return value.toString();
+  };
+  if (object instanceof PDFStream) {
+    const digest = createHash('sha256').update(object.getContents()).digest('base64');
+    return { shape: `stream ${write(object.dict)} ${digest}`, refs };
+  }
+  return { shape: write(object), refs };
+}
+
+/**
+ * The objects pages draw with: everything reachable from each page's resources and content
+ * streams and from its annotations' appearance streams, without passing through an object whose
+ * identity matters. These may be shared by any number of pages.
+ */
+function drawingObjects(doc: PDFDocument): Set<PDFRef> {
+  const { context } = doc;
+  const pending: PDFObject[] = [];
+  for (const page of doc.getPages()) {
+    const resources = page.node.getInheritableAttribute(names.resources);
+    const contents = page.node.get(names.contents);
+    if (resources) pending.push(resources);
+    if (contents) pending.push(contents);
+    for (const annotation of page.node.Annots()?.asArray() ?? []) {
+      const appearance = dictOf(context.lookup(annotation))?.get(names.appearance);
+      if (appearance) pending.push(appearance);
+    }
+  }
+  const found = new Set<PDFRef>();
+  while (pending.length > 0) {
+    const object = pending.pop();
+    if (object instanceof PDFRef) {
+      if (found.has(object)) continue;
+      const target = context.lookup(object);
+      if (target === undefined || hasIdentity(target)) continue;
+      found.add(object);
+      pending.push(target);
+    } else if (object instanceof PDFArray) {
+      pending.push(...object.asArray());
+    } else if (object instanceof PDFDict) {
+      if (!hasIdentity(object)) pending.push(...object.entries().map(([, value]) => value));
+    } else if (object instanceof PDFStream) {
+      pending.push(object.dict);
+    }
+  }
+  return found;
+}
+
+/**
+ * Groups the objects that are interchangeable: equal content and references to interchangeable
+ * objects, followed to any depth and through cycles (partition refinement: each round splits a
+ * group whose members' references land in different groups, until no round splits one). Returns
+ * the groups, or nothing when the rounds run out.
+ */
+function equalGroups(context: PDFContext, candidates: Set<PDFRef>): PDFRef[][] | undefined {
+  const nodes = [...candidates].map((ref) => ({ ref, ...shapeOf(context.lookup(ref) as PDFObject) }));
+  const intern = new Map<string, number>();
+  const idOf = (text: string) => {
+    let id = intern.get(text);
+    if (id === undefined) {
+      id = intern.size;
+      intern.set(text, id);
+    }
+    return id;
+  };
+  // Labels of objects outside the candidates never change: their own reference is their identity.
+  const label = new Map<PDFRef, number>();
+  for (const node of nodes) label.set(node.ref, idOf(`shape ${node.shape}`));
+  const labelOf = (ref: PDFRef) => label.get(ref) ?? idOf(`ref ${ref.toString()}`);
+  let groups = new Set(nodes.map((node) => label.get(node.ref))).size;
+  for (let round = 0; round < maxRounds; round += 1) {
+    const next = nodes.map((node) => idOf(`${labelOf(node.ref)}:${node.refs.map(labelOf).join(',')}`));
+    for (const [index, node] of nodes.entries()) label.set(node.ref, next[index]!);
+    const count = new Set(next).size;
+    if (count === groups) {
+      const byLabel = new Map<number, PDFRef[]>();
+      for (const node of nodes) {
+        const id = label.get(node.ref)!;
+        const group = byLabel.get(id);
+        if (group) group.push(node.ref);
+        else byLabel.set(id, [node.ref]);
+      }
+      return [...byLabel.values()].filter((group) => group.length > 1);
+    }
+    groups = count;
+  }
+  return undefined;
+}
+
+/** Points every reference held in `object` (directly or in nested dictionaries and arrays) at its replacement. */
+function redirect(object: PDFObject, replacement: Map<PDFRef, PDFRef>): void {
+  if (object instanceof PDFStream) {
+    redirect(object.dict, replacement);
+  } else if (object instanceof PDFDict) {
+    for (const [key, value] of object.entries()) {
+      const target = value instanceof PDFRef ? replacement.get(value) : undefined;
+      if (target) object.set(key, target);
+      else redirect(value, replacement);
+    }
+  } else if (object instanceof PDFArray) {
+    for (const [index, value] of object.asArray().entries()) {
+      const target = value instanceof PDFRef ? replacement.get(value) : undefined;
+      if (target) object.set(index, target);
+      else redirect(value, replacement);
+    }
+  }
+}
+
+/**
+ * Stores identical drawing objects once (images, fonts, form XObjects, content streams and the
+ * like that several pages or several merged sources carry in equal copies): every reference to a
+ * copy is pointed at one of them and the others are deleted. Pages, annotations and other objects
+ * whose identity matters stay as they are. Returns how many objects were removed.
+ */
+export function storeIdenticalOnce(doc: PDFDocument): number {
+  const { context } = doc;
+  const groups = equalGroups(context, drawingObjects(doc));
+  if (!groups || groups.length === 0) return 0;
+  const replacement = new Map<PDFRef, PDFRef>();
+  for (const group of groups) {
+    const [kept, ...copies] = group.sort((a, b) => a.objectNumber - b.objectNumber);
+    for (const copy of copies) replacement.set(copy, kept!);
+  }
+  for (const [, object] of context.enumerateIndirectObjects()) redirect(object, replacement);
+  for (const copy of replacement.keys()) context.delete(copy);
+  return replacement.size;
+}
