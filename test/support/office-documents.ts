@@ -1,0 +1,231 @@
+import { strToU8, type Zippable, zipSync } from 'fflate';
+
+/**
+ * Small office documents written part by part, so the tests need no committed binaries and no
+ * office suite to make them: the fewest parts each format needs for LibreOffice to open it.
+ */
+
+const xmlHead = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+const zip = (parts: Record<string, string | Uint8Array>): Buffer => {
+  const files: Zippable = {};
+  for (const [name, content] of Object.entries(parts)) {
+    files[name] = typeof content === 'string' ? strToU8(content) : content;
+  }
+  return Buffer.from(zipSync(files));
+};
+
+const pkgRels = (type: string, target: string) =>
+  `${xmlHead}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+  `<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${target}"/>` +
+  '</Relationships>';
+
+const contentTypes = (overrides: Record<string, string>) =>
+  `${xmlHead}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+  '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+  '<Default Extension="xml" ContentType="application/xml"/>' +
+  Object.entries(overrides)
+    .map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`)
+    .join('') +
+  '</Types>';
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const docxMain = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
+
+export interface DocxOptions {
+  /** A picture linked (not embedded) from this URL, as Word writes "Insert and Link". */
+  linkedImageUrl?: string;
+  /** An attached template at this URL (word/settings.xml). */
+  templateUrl?: string;
+  /** The main part's content type, to build a macro-enabled or mislabelled package. */
+  mainContentType?: string;
+}
+
+const linkedPicture = (rId: string) =>
+  '<w:p><w:r><w:drawing><wp:inline><wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="Linked"/>' +
+  '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">' +
+  '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
+  '<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
+  '<pic:nvPicPr><pic:cNvPr id="1" name="linked.png"/><pic:cNvPicPr/></pic:nvPicPr>' +
+  `<pic:blipFill><a:blip r:link="${rId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+  '<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="952500" cy="952500"/></a:xfrm>' +
+  '<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>' +
+  '</wp:inline></w:drawing></w:r></w:p>';
+
+/** A Word document with one paragraph per line of `text`. */
+export function makeDocx(text: string, options: DocxOptions = {}): Buffer {
+  const paragraphs = text
+    .split('\n')
+    .map((line) => `<w:p><w:r><w:t xml:space="preserve">${escapeXml(line)}</w:t></w:r></w:p>`)
+    .join('');
+  const picture = options.linkedImageUrl ? linkedPicture('rIdImage') : '';
+  const document =
+    `${xmlHead}<w:document xmlns:w="${W}" xmlns:r="${R}" ` +
+    'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">' +
+    `<w:body>${paragraphs}${picture}</w:body></w:document>`;
+  const parts: Record<string, string> = {
+    '[Content_Types].xml': contentTypes({
+      '/word/document.xml': options.mainContentType ?? docxMain,
+      ...(options.templateUrl
+        ? {
+            '/word/settings.xml':
+              'application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml',
+          }
+        : {}),
+    }),
+    '_rels/.rels': pkgRels('officeDocument', 'word/document.xml'),
+    'word/document.xml': document,
+  };
+  const rels: string[] = [];
+  if (options.linkedImageUrl) {
+    rels.push(
+      `<Relationship Id="rIdImage" Type="${R}/image" Target="${escapeXml(options.linkedImageUrl)}" TargetMode="External"/>`,
+    );
+  }
+  if (options.templateUrl) {
+    rels.push(`<Relationship Id="rIdSettings" Type="${R}/settings" Target="settings.xml"/>`);
+    parts['word/settings.xml'] =
+      `${xmlHead}<w:settings xmlns:w="${W}" xmlns:r="${R}"><w:attachedTemplate r:id="rIdTemplate"/>` +
+      '<w:linkStyles/></w:settings>';
+    parts['word/_rels/settings.xml.rels'] =
+      `${xmlHead}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+      `<Relationship Id="rIdTemplate" Type="${R}/attachedTemplate" Target="${escapeXml(options.templateUrl)}" TargetMode="External"/>` +
+      '</Relationships>';
+  }
+  if (rels.length > 0) {
+    parts['word/_rels/document.xml.rels'] =
+      `${xmlHead}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels.join('')}</Relationships>`;
+  }
+  return zip(parts);
+}
+
+/** An Excel workbook of one sheet, one row per entry of `rows`, cells as inline strings. */
+export function makeXlsx(rows: readonly (readonly string[])[]): Buffer {
+  const S = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+  const cells = rows
+    .map(
+      (row, r) =>
+        `<row r="${r + 1}">${row
+          .map(
+            (value, c) =>
+              `<c r="${String.fromCharCode(65 + c)}${r + 1}" t="inlineStr"><is><t>${escapeXml(value)}</t></is></c>`,
+          )
+          .join('')}</row>`,
+    )
+    .join('');
+  return zip({
+    '[Content_Types].xml': contentTypes({
+      '/xl/workbook.xml': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml',
+      '/xl/worksheets/sheet1.xml':
+        'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml',
+    }),
+    '_rels/.rels': pkgRels('officeDocument', 'xl/workbook.xml'),
+    'xl/workbook.xml': `${xmlHead}<workbook xmlns="${S}" xmlns:r="${R}"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    'xl/_rels/workbook.xml.rels': pkgRels('worksheet', 'worksheets/sheet1.xml'),
+    'xl/worksheets/sheet1.xml': `${xmlHead}<worksheet xmlns="${S}"><sheetData>${cells}</sheetData></worksheet>`,
+  });
+}
+
+/** An OpenDocument text: `mimetype` stored first, the manifest, content.xml. */
+export function makeOdt(
+  text: string,
+  extra: { contentBody?: string; parts?: Record<string, string> } = {},
+): Buffer {
+  const extraParts = extra.parts ?? {};
+  const manifest =
+    `${xmlHead}<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">` +
+    '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>' +
+    '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>' +
+    Object.keys(extraParts)
+      .map((name) => `<manifest:file-entry manifest:full-path="${name}" manifest:media-type="text/xml"/>`)
+      .join('') +
+    '</manifest:manifest>';
+  const content =
+    `${xmlHead}<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ` +
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:script="urn:oasis:names:tc:opendocument:xmlns:script:1.0" ' +
+    'xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:dom="http://www.w3.org/2001/xml-events" ' +
+    'xmlns:ooo="http://openoffice.org/2004/office" office:version="1.2">' +
+    (extra.contentBody ?? '') +
+    `<office:body><office:text><text:p>${escapeXml(text)}</text:p></office:text></office:body></office:document-content>`;
+  const files: Zippable = {
+    mimetype: [strToU8('application/vnd.oasis.opendocument.text'), { level: 0 }],
+    'META-INF/manifest.xml': strToU8(manifest),
+    'content.xml': strToU8(content),
+  };
+  for (const [name, value] of Object.entries(extraParts)) files[name] = strToU8(value);
+  return Buffer.from(zipSync(files));
+}
+
+/**
+ * An OpenDocument text whose Basic macro, bound to the document's load event, writes `markerPath`:
+ * the file appears only if the office suite runs the document's macros.
+ */
+export function makeOdtWithMacro(text: string, markerPath: string): Buffer {
+  const module =
+    `${xmlHead}<!DOCTYPE script:module PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "module.dtd">` +
+    '<script:module xmlns:script="http://openoffice.org/2000/script" script:name="Module1" script:language="StarBasic">' +
+    escapeXml(
+      `Sub Main\n  Dim n As Integer\n  n = FreeFile\n  Open "${markerPath}" For Output As #n\n  Print #n, "macro ran"\n  Close #n\nEnd Sub\n`,
+    ) +
+    '</script:module>';
+  const library =
+    `${xmlHead}<!DOCTYPE library:library PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "library.dtd">` +
+    '<library:library xmlns:library="http://openoffice.org/2000/library" library:name="Standard" library:readonly="false" library:passwordprotected="false">' +
+    '<library:element library:name="Module1"/></library:library>';
+  const libraries =
+    `${xmlHead}<!DOCTYPE library:libraries PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "libraries.dtd">` +
+    '<library:libraries xmlns:library="http://openoffice.org/2000/library" xmlns:xlink="http://www.w3.org/1999/xlink">' +
+    '<library:library library:name="Standard" library:link="false"/></library:libraries>';
+  const onLoad =
+    '<office:scripts><office:event-listeners>' +
+    '<script:event-listener script:language="ooo:script" script:event-name="dom:load" ' +
+    'xlink:href="vnd.sun.star.script:Standard.Module1.Main?language=Basic&amp;location=document" xlink:type="simple"/>' +
+    '</office:event-listeners></office:scripts>';
+  return makeOdt(text, {
+    contentBody: onLoad,
+    parts: {
+      'Basic/script-lc.xml': libraries,
+      'Basic/Standard/script-lb.xml': library,
+      'Basic/Standard/Module1.xml': module,
+    },
+  });
+}
+
+/** A Rich Text Format document of one paragraph. */
+export function makeRtf(text: string): Buffer {
+  return Buffer.from(
+    `{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Carlito;}}\\f0\\fs24 ${text.replace(/[\\{}]/g, '\\$&')}\\par}`,
+    'latin1',
+  );
+}
+
+const P = 'http://schemas.openxmlformats.org/presentationml/2006/main';
+const A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
+
+/** A PowerPoint deck of one slide holding `text` in a text box (no master, layout or theme). */
+export function makePptx(text: string): Buffer {
+  const box =
+    '<p:sp><p:nvSpPr><p:cNvPr id="2" name="Text"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr>' +
+    '<p:spPr><a:xfrm><a:off x="914400" y="914400"/><a:ext cx="7315200" cy="914400"/></a:xfrm>' +
+    '<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></p:spPr>' +
+    `<p:txBody><a:bodyPr/><a:p><a:r><a:rPr lang="en-US" sz="2400"/><a:t>${escapeXml(text)}</a:t></a:r></a:p></p:txBody></p:sp>`;
+  return zip({
+    '[Content_Types].xml': contentTypes({
+      '/ppt/presentation.xml':
+        'application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml',
+      '/ppt/slides/slide1.xml': 'application/vnd.openxmlformats-officedocument.presentationml.slide+xml',
+    }),
+    '_rels/.rels': pkgRels('officeDocument', 'ppt/presentation.xml'),
+    'ppt/presentation.xml':
+      `${xmlHead}<p:presentation xmlns:p="${P}" xmlns:r="${R}" xmlns:a="${A}">` +
+      '<p:sldIdLst><p:sldId id="256" r:id="rId1"/></p:sldIdLst>' +
+      '<p:sldSz cx="9144000" cy="6858000"/><p:notesSz cx="6858000" cy="9144000"/></p:presentation>',
+    'ppt/_rels/presentation.xml.rels': pkgRels('slide', 'slides/slide1.xml'),
+    'ppt/slides/slide1.xml':
+      `${xmlHead}<p:sld xmlns:p="${P}" xmlns:r="${R}" xmlns:a="${A}"><p:cSld><p:spTree>` +
+      '<p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/>' +
+      `${box}</p:spTree></p:cSld></p:sld>`,
+  });
+}

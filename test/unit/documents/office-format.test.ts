@@ -1,0 +1,129 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import CFB from 'cfb';
+import { strToU8, zipSync } from 'fflate';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identifyOfficeDocument } from '#shared/documents/office-format.ts';
+import { zipBounds } from '#shared/documents/office-zip.ts';
+import { failure } from '../../support/http-error.ts';
+import { makeDocx, makeOdt, makePptx, makeRtf, makeXlsx } from '../../support/office-documents.ts';
+import { declaredBomb, lyingBomb, manyEntries, ratioBomb } from '../../support/zip-bombs.ts';
+
+let dir = '';
+let count = 0;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'office-format-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function identify(bytes: Uint8Array) {
+  count += 1;
+  const path = join(dir, `file-${count}`);
+  await writeFile(path, bytes);
+  return identifyOfficeDocument(path);
+}
+
+/** A compound file holding one stream per name, as the legacy Office formats are. */
+function compoundFile(...streams: string[]): Buffer {
+  const container = CFB.utils.cfb_new();
+  for (const name of streams) CFB.utils.cfb_add(container, `/${name}`, Buffer.from('stream content'));
+  return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
+}
+
+describe('identifyOfficeDocument: the format from the bytes', () => {
+  it.each([
+    ['docx', () => makeDocx('Hello')],
+    ['xlsx', () => makeXlsx([['a', 'b']])],
+    ['pptx', () => makePptx('Slide')],
+    ['odt', () => makeOdt('Hello')],
+    ['rtf', () => makeRtf('Hello')],
+    ['doc', () => compoundFile('WordDocument', '1Table')],
+    ['xls', () => compoundFile('Workbook')],
+    ['xls', () => compoundFile('Book')],
+    ['ppt', () => compoundFile('PowerPoint Document', 'Current User')],
+  ])('reads %s', async (format, make) => {
+    expect(await identify(make())).toBe(format);
+  });
+
+  it('reads ODF spreadsheets and presentations by their mimetype part', async () => {
+    const odf = (type: string) =>
+      zipSync({
+        mimetype: [strToU8(`application/vnd.oasis.opendocument.${type}`), { level: 0 }],
+        'content.xml': strToU8('<office:document-content/>'),
+      });
+    expect(await identify(odf('spreadsheet'))).toBe('ods');
+    expect(await identify(odf('presentation'))).toBe('odp');
+  });
+});
+
+describe('identifyOfficeDocument: refusals', () => {
+  it.each([
+    [
+      'a PNG',
+      async () =>
+        sharp({ create: { width: 2, height: 2, channels: 3, background: '#fff' } })
+          .png()
+          .toBuffer(),
+    ],
+    ['plain text', async () => Buffer.from('Hello, this is a text file')],
+    ['a ZIP of other files', async () => Buffer.from(zipSync({ 'notes.txt': strToU8('hello') }))],
+    [
+      'an EPUB',
+      async () => Buffer.from(zipSync({ mimetype: [strToU8('application/epub+zip'), { level: 0 }] })),
+    ],
+    [
+      'a macro-enabled Word document',
+      async () =>
+        makeDocx('Hello', { mainContentType: 'application/vnd.ms-word.document.macroEnabled.main+xml' }),
+    ],
+    ['a compound file of another application', async () => compoundFile('__substg1.0_0037001F')],
+  ])('answers unsupported_input_format for %s', async (_what, make) => {
+    const error = await failure(identify(await make()));
+    expect(error.code).toBe('unsupported_input_format');
+    expect(error.message).toContain('docx, doc, xlsx');
+  });
+
+  it.each([
+    ['a docx cut in half', () => makeDocx('Hello world').subarray(0, 400)],
+    ['a docx cut before its end record', () => makeDocx('Hello world').subarray(0, -10)],
+    ['a compound file cut short', () => compoundFile('WordDocument').subarray(0, 1000)],
+    ['an encrypted Office package', () => compoundFile('EncryptionInfo', 'EncryptedPackage')],
+    [
+      'an OOXML package whose [Content_Types].xml is not XML',
+      () => Buffer.from(zipSync({ '[Content_Types].xml': strToU8('<Types><Override') })),
+    ],
+  ])('answers invalid_source_file for %s', async (_what, make) => {
+    const error = await failure(identify(make()));
+    expect(error.code).toBe('invalid_source_file');
+  });
+});
+
+describe('identifyOfficeDocument: ZIP bombs are refused before any office suite sees them', () => {
+  it('refuses a part that inflates about 1000 times its stored size', async () => {
+    const bomb = ratioBomb();
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    const error = await failure(identify(bomb));
+    expect(error.code).toBe('invalid_source_file');
+    expect(error.message).toMatch(/inflates \d+ times its stored size; at most 500/);
+  });
+
+  it('refuses a directory declaring more than the bound in all', async () => {
+    const error = await failure(identify(declaredBomb(zipBounds.maxUncompressedBytes + 1)));
+    expect(error.code).toBe('invalid_source_file');
+    expect(error.message).toContain('inflate to more than 512 MiB');
+  });
+
+  it('refuses a part that inflates to more than its directory declares', async () => {
+    const error = await failure(identify(lyingBomb()));
+    expect(error.code).toBe('invalid_source_file');
+    expect(error.message).toContain('more than it declares');
+  });
+
+  it('refuses more parts than the bound', async () => {
+    const error = await failure(identify(manyEntries(zipBounds.maxEntries)));
+    expect(error.code).toBe('invalid_source_file');
+    expect(error.message).toContain(`at most ${zipBounds.maxEntries} are read`);
+  });
+});
