@@ -1,4 +1,5 @@
 import { cryptoRoutes } from '#shared/routes/crypto.ts';
+import { documentRoutes } from '#shared/routes/documents.ts';
 import { imageRoutes } from '#shared/routes/image.ts';
 import { jobsRoutes } from '#shared/routes/jobs.ts';
 import { mediaRoutes } from '#shared/routes/media.ts';
@@ -14,6 +15,7 @@ export const routes: readonly RouteSpec[] = [
   ...systemRoutes,
   ...imageRoutes,
   ...pdfRoutes,
+  ...documentRoutes,
   ...mediaRoutes,
   ...textRoutes,
   ...cryptoRoutes,

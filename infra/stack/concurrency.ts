@@ -39,6 +39,8 @@ export const families: Record<RouteSpec['tag'] | 'Authorizer', { seconds: number
   // A media call holds its container for tens of seconds (up to 15 minutes for a long job): at
   // 3 GB each, 15 at once are about $2.70 an hour at most per function.
   Media: { seconds: 20, cap: 15 },
+  // A browser render holds a 2 GB container for a few seconds (up to the 30 s load budget).
+  Documents: { seconds: 5, cap: 10 },
   // Every request passes the authorizer, including those with a made-up key that WAF cannot count.
   // Counted at a whole second per call (cold starts, key-list reads) so that it is not what
   // throttles real traffic first.

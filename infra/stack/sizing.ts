@@ -55,6 +55,7 @@ const byTag: Record<
   Text: { file: 256, other: 256, fileTimeout: 60, outputRoom: 0 },
   System: { file: 256, other: 256, fileTimeout: 60, outputRoom: 0 },
   Jobs: { file: 256, other: 256, fileTimeout: 60, outputRoom: 0 },
+  Documents: { file: 2048, other: 2048, fileTimeout: 120, outputRoom: 2 },
 };
 
 /**

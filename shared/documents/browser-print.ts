@@ -2,7 +2,11 @@ import type { Page, PDFOptions } from 'puppeteer-core';
 import { namedPageSizes, type PageOptions } from '#shared/documents/schemas.ts';
 import { ApiError } from '#shared/errors.ts';
 
-const inches = (points: number): string => `${Number((points / 72).toFixed(4))}in`;
+/**
+ * Points as whole CSS pixels (96 per inch): Chromium rounds a page's size up to the next pixel, so
+ * a fraction of one would add a point to the page.
+ */
+const pixels = (points: number): string => `${Math.round((points * 96) / 72)}px`;
 
 /** The page's size in points, turned when `landscape`. */
 export function pageSizePoints(options: Pick<PageOptions, 'pageSize' | 'landscape'>): {
@@ -28,10 +32,10 @@ export function pdfOptions(options: PageOptions): PDFOptions {
       `margin: ${options.margin} points on each side leaves less than half an inch of a ${Math.round(width)} × ${Math.round(height)} point page.`,
     );
   }
-  const margin = inches(options.margin);
+  const margin = pixels(options.margin);
   return {
-    width: inches(width),
-    height: inches(height),
+    width: pixels(width),
+    height: pixels(height),
     margin: { top: margin, right: margin, bottom: margin, left: margin },
     printBackground: options.printBackground,
     scale: options.scale,

@@ -55,20 +55,36 @@ export async function bounded<T>(work: Promise<T>, ms: number, what: string): Pr
   }
 }
 
-/** Loads the content within the load budget; a page still loading then is used as it stands. */
+/**
+ * Loads the content within the load budget; a page still loading then is used as it stands. The
+ * budget is kept by a timer of our own too: a script that never yields also stalls the browser's
+ * answer to `setContent`, which then never times out on its own.
+ */
 async function load(page: Page, options: RenderOptions): Promise<void> {
-  const budget = Math.min(
-    documentsConfig.BROWSER_LOAD_MS,
-    timeLeft(options.deadline) - documentsConfig.BROWSER_PRINT_MS,
+  const budget = Math.max(
+    1,
+    Math.min(documentsConfig.BROWSER_LOAD_MS, timeLeft(options.deadline) - documentsConfig.BROWSER_PRINT_MS),
   );
   const waitUntil = options.waitFor === 'networkidle' ? 'networkidle0' : 'load';
   const { content } = options;
+  const loading =
+    content.kind === 'html'
+      ? page.setContent(content.html, { waitUntil: 'load', timeout: budget })
+      : page.goto(content.url, { waitUntil, timeout: budget }).then(() => undefined);
+  // Whatever the load ends with after the budget is of no interest any more.
+  loading.catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, budget + 500);
+  });
   try {
-    const timeout = Math.max(1, budget);
-    if (content.kind === 'html') await page.setContent(content.html, { waitUntil: 'load', timeout });
-    else await page.goto(content.url, { waitUntil, timeout });
+    await Promise.race([loading, expired]);
   } catch (error) {
-    if (!(error instanceof TimeoutError)) throw error;
+    if (!(error instanceof TimeoutError)) {
+      throw new ApiError('invalid_source_file', 'The browser could not open the page.', { cause: error });
+    }
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -32,6 +32,7 @@ const tagDescriptions: Record<RouteSpec['tag'], string> = {
   Text: 'Slugs, hashes, encodings, letter case and statistics of text.',
   Crypto: 'HMAC, UUIDs, random bytes, passwords, JWTs, encryption and remote file checksums.',
   Jobs: 'Async jobs of file routes (paid tiers).',
+  Documents: 'HTML, web pages and Markdown to PDF, web pages to images (a real browser engine).',
 };
 
 const statusNames: Record<number, string> = {

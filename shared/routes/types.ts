@@ -28,7 +28,7 @@ export interface RouteSpec {
   function: string;
   /** json: buffered JSON answer; file: streamed file answer (async-capable); system: GET route. */
   kind: 'json' | 'file' | 'system';
-  tag: 'System' | 'Image' | 'PDF' | 'Media' | 'Text' | 'Crypto' | 'Jobs';
+  tag: 'System' | 'Image' | 'PDF' | 'Media' | 'Text' | 'Crypto' | 'Jobs' | 'Documents';
   summary: string;
   description?: string;
   /** Request body schema (POST routes): a strict zod object. */
