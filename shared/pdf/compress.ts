@@ -1,7 +1,8 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
-import { deflateSync } from 'node:zlib';
 import { type PDFContext, type PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef } from 'pdf-lib';
 import { recompressImage } from '#shared/pdf/compress-image.ts';
+import { deflateBudget, deflateStream } from '#shared/pdf/compress-stream.ts';
+import { storeIdenticalOnce } from '#shared/pdf/dedupe.ts';
 import { type DrawnSize, drawnImageSizes, imageKey } from '#shared/pdf/drawn-sizes.ts';
 import { displayedSize } from '#shared/pdf/info.ts';
 import { openPdf } from '#shared/pdf/open.ts';
@@ -30,7 +31,6 @@ export interface CompressResult {
 
 const key = (name: string) => PDFName.of(name);
 const imageSubtype = PDFName.of('Image');
-const metadataType = PDFName.of('Metadata');
 
 /**
  * Images that serve as another image's soft mask or stencil mask, with the images they mask: they
@@ -81,20 +81,6 @@ function neededSide(
   return Math.max(1, Math.ceil(Math.max(pixels.width, pixels.height) * Math.min(1, scale)));
 }
 
-/** Content streams, fonts and the like stored without any filter get Flate: lossless. */
-function deflatePlainStream(stream: PDFRawStream): PDFRawStream | undefined {
-  const { dict } = stream;
-  if (dict.has(key('Filter')) || dict.get(PDFName.Type) === metadataType || stream.contents.length < 64) {
-    return undefined;
-  }
-  const packed = deflateSync(stream.contents, { level: 9 });
-  if (packed.length >= stream.contents.length) return undefined;
-  const copy = dict.clone(dict.context);
-  copy.set(key('Filter'), PDFName.FlateDecode);
-  copy.delete(key('DecodeParms'));
-  return PDFRawStream.of(copy, packed);
-}
-
 /**
  * Image placements as pdfium lays the pages out. pdfium lays out every form XObject a page draws,
  * so form XObject cycles are cut first (`guardRendering`; the output loses only the cyclic
@@ -117,8 +103,9 @@ async function placementsOf(
 /**
  * Makes a PDF smaller without touching its text and vector content: raster images are brought down
  * to the level's resolution at the largest size each is drawn at (found by PDFium; the largest
- * page when that is unknown) and to its JPEG quality, unfiltered streams are deflated,
- * unreachable objects are dropped, and the file is written with object streams. When the result is
+ * page when that is unknown) and to its JPEG quality, other streams are deflated at Flate's
+ * highest level, equal copies of an object are stored once, unreachable objects are dropped, and
+ * the file is written with object streams. When the result is
  * not smaller than the source, the source's bytes are written unchanged, unless active content had
  * to be removed: then the cleaned document is written whatever its size.
  */
@@ -133,6 +120,8 @@ export async function compressPdf(
   const { context } = doc;
   // Before anything else, so that an active source is never the one kept below, however small.
   const activeContent = removeActiveContent(doc);
+  // Equal copies of an image are then recompressed once, and stored once.
+  storeIdenticalOnce(doc);
   const { dpi, quality } = levelSettings[level];
   const longestSide = Math.max(
     ...doc.getPages().map((page) => {
@@ -150,6 +139,7 @@ export async function compressPdf(
   const hasImages = streams.some(([, stream]) => stream.dict.get(PDFName.of('Subtype')) === imageSubtype);
   const drawn = hasImages ? await placementsOf(doc, source) : undefined;
   let imagesRecompressed = 0;
+  const budget = deflateBudget();
   for (const [index, [ref, stream]] of streams.entries()) {
     const isImage = stream.dict.get(PDFName.of('Subtype')) === imageSubtype;
     const maskOf = masks.get(ref);
@@ -160,7 +150,7 @@ export async function compressPdf(
           { maxSidePixels: neededSide(stream, maskOf ?? [stream], drawn, dpi, pageBound), quality },
           maskOf !== undefined,
         )
-      : deflatePlainStream(stream);
+      : deflateStream(stream, budget);
     if (replacement) {
       context.assign(ref, replacement);
       if (isImage) imagesRecompressed += 1;
