@@ -64,6 +64,67 @@ export async function writeReport(path: string, pages: number): Promise<void> {
   await writeFile(path, await doc.save());
 }
 
+/** A 1200 × 240 banner of overlapping translucent circles: the same pixels on every call. */
+function letterheadSvg(): string {
+  let seed = 7;
+  const next = () => {
+    seed = (seed * 48_271) % 2_147_483_647;
+    return seed / 2_147_483_647;
+  };
+  const circles = Array.from({ length: 400 }, () => {
+    const [x, y, r] = [next() * 1200, next() * 240, 4 + next() * 40];
+    const colour = `rgb(${Math.round(next() * 255)},${Math.round(80 + next() * 120)},${Math.round(120 + next() * 135)})`;
+    return `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${r.toFixed(1)}" fill="${colour}" fill-opacity="0.5"/>`;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="240"><rect width="1200" height="240" fill="#2a4d7a"/>${circles.join('')}</svg>`;
+}
+
+/**
+ * Invoice `number` of one template: a letterhead photo, a logo with a transparent background, the
+ * standard Helvetica faces and ruled lines, with the number and twelve item lines of its own. Two
+ * invoices share everything but their text: what a merge should store once.
+ */
+export async function invoicePdf(number: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const [regular, bold] = await Promise.all([
+    doc.embedFont(StandardFonts.Helvetica),
+    doc.embedFont(StandardFonts.HelveticaBold),
+  ]);
+  const letterhead = await sharp(Buffer.from(letterheadSvg())).blur(1.5).jpeg({ quality: 85 }).toBuffer();
+  const logo = await sharp(
+    Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="240" height="240">' +
+        '<circle cx="120" cy="120" r="110" fill="#e0a020"/><rect x="70" y="70" width="100" height="100" fill="#2a4d7a"/></svg>',
+    ),
+  )
+    .png()
+    .toBuffer();
+  const page = doc.addPage([612, 792]);
+  page.drawImage(await doc.embedJpg(letterhead), { x: 0, y: 672, width: 612, height: 120 });
+  page.drawImage(await doc.embedPng(logo), { x: 480, y: 690, width: 84, height: 84 });
+  page.drawText(`Invoice ${number}`, { x: 54, y: 620, size: 22, font: bold });
+  for (let row = 0; row < 12; row += 1) {
+    const y = 560 - row * 24;
+    const amount = ((number * 7919 + row * 104_729) % 90_000) / 100 + 10;
+    page.drawText(`Item ${row + 1} of order ${number}-${row * 13 + number}`, {
+      x: 54,
+      y,
+      size: 11,
+      font: regular,
+    });
+    page.drawText(amount.toFixed(2), { x: 480, y, size: 11, font: regular });
+    page.drawLine({
+      start: { x: 54, y: y - 6 },
+      end: { x: 558, y: y - 6 },
+      thickness: 0.5,
+      color: rgb(0.6, 0.6, 0.6),
+    });
+  }
+  return doc.save();
+}
+
+export const writeInvoice = async (path: string, number: number) => writeFile(path, await invoicePdf(number));
+
 /** Two A4 pages scanned at 300 dpi, stored as JPEG (quality 90): what compression is for. */
 export async function writeScan(path: string): Promise<void> {
   const doc = await PDFDocument.create();
