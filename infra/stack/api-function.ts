@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { browserEnvironment } from './browser-layer.ts';
 import type { FunctionBundle, LayerName } from './bundle.ts';
 import type { FunctionSizing } from './sizing.ts';
 
@@ -68,6 +69,7 @@ export class ApiFunction extends lambda.Function {
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         ...(bundle.layers.includes('ffmpeg') ? layerBinaries : {}),
+        ...(bundle.layers.includes('chromium') ? browserEnvironment : {}),
         ...props.environment,
       },
     });

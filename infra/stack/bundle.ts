@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { copyPackages, directorySize } from '../../layers/copy-packages.ts';
+import { type BrowserLayerName, browserLayerNames, browserMarker } from './browser-layer.ts';
 
-export type LayerName = 'sharp' | 'ffmpeg';
+export type LayerName = 'sharp' | 'ffmpeg' | BrowserLayerName;
 
 /**
  * Packages that cannot be inlined into a bundle, and where a function finds them at run time.
@@ -185,6 +186,9 @@ export async function bundleFunctions(options: {
     }
     if (Object.keys(output.inputs).some((input) => input.replaceAll('\\', '/').endsWith(ffmpegMarker))) {
       layers.add('ffmpeg');
+    }
+    if (Object.keys(output.inputs).some((input) => input.replaceAll('\\', '/').endsWith(browserMarker))) {
+      for (const name of browserLayerNames) layers.add(name);
     }
     if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
     bundles.set(name, { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) });

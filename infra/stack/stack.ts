@@ -20,6 +20,7 @@ import { tierNames } from '#shared/tiers.ts';
 import type { BuiltLayer } from '../../layers/layer.ts';
 import type { WatchedFunction } from './alarms.ts';
 import { ApiFunction, type NativeLayer } from './api-function.ts';
+import { browserLayerDescriptions } from './browser-layer.ts';
 import type { FunctionBundle, FunctionBundles, LayerName } from './bundle.ts';
 import { assertReservationsFit, defaultAccountConcurrency, reservedConcurrencyFor } from './concurrency.ts';
 import { FreeTierWaf } from './free-tier-waf.ts';
@@ -242,6 +243,7 @@ export class FileConversionStack extends Stack {
     const descriptions: Record<LayerName, string> = {
       sharp: 'sharp and libvips for linux-x64, under nodejs/node_modules',
       ffmpeg: 'Static ffmpeg and ffprobe for linux-x64, under bin/',
+      ...browserLayerDescriptions,
     };
     const layerOf = (name: LayerName): NativeLayer => {
       const layer = built[name];
@@ -263,7 +265,12 @@ export class FileConversionStack extends Stack {
       });
       return { version, sizeBytes: layer.sizeBytes };
     };
-    return { sharp: layerOf('sharp'), ffmpeg: layerOf('ffmpeg') };
+    return {
+      sharp: layerOf('sharp'),
+      ffmpeg: layerOf('ffmpeg'),
+      chromium: layerOf('chromium'),
+      fonts: layerOf('fonts'),
+    };
   }
 
   /**

@@ -68,7 +68,8 @@ export function browserEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 
 async function launchBrowser(): Promise<Browser> {
   const started = Date.now();
-  const executablePath = documentsConfig.CHROMIUM_EXECUTABLE ?? (await chromium.executablePath());
+  const executablePath =
+    documentsConfig.CHROMIUM_EXECUTABLE ?? (await chromium.executablePath(documentsConfig.CHROMIUM_PACK_DIR));
   const proxy = await startDeadProxy();
   const browser = await puppeteer.launch({
     executablePath,

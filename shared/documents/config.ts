@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 const envSchema = z.object({
   /** A Chromium to run instead of the packed one (the packed one unpacks to /tmp on first use). */
   CHROMIUM_EXECUTABLE: z.string().min(1).optional(),
+  /** Where the packed Chromium's .br files are: the chromium layer on Lambda, else the package's own. */
+  CHROMIUM_PACK_DIR: z.string().min(1).optional(),
   /** The fonts the pages get: the fonts layer's configuration on Lambda, the same fonts locally. */
   FONTCONFIG_FILE: z.string().min(1).optional(),
   /** How long a page may take to load before it is printed as it stands (contract: 30 s). */
@@ -11,5 +15,18 @@ const envSchema = z.object({
   BROWSER_PRINT_MS: z.coerce.number().int().positive().default(20_000),
 });
 
+/**
+ * Off Lambda, the fonts layer's own files as `npm run layer:fonts` built them here, so that pages
+ * look as they do in production; without that build, the machine's fonts.
+ */
+function localFontconfig(): string | undefined {
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined && process.env.AWS_EXECUTION_ENV !== undefined)
+    return;
+  const built = fileURLToPath(new URL('../../.layers/fonts.local.conf', import.meta.url));
+  return existsSync(built) ? built : undefined;
+}
+
+const parsed = envSchema.parse(process.env);
+
 /** The browser routes' settings, parsed once when the function starts. */
-export const documentsConfig = envSchema.parse(process.env);
+export const documentsConfig = { ...parsed, FONTCONFIG_FILE: parsed.FONTCONFIG_FILE ?? localFontconfig() };

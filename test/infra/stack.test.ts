@@ -156,6 +156,8 @@ describe('functions, one per function of the route table', () => {
     const layerIds = {
       sharp: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('SharpLayer'))![0],
       ffmpeg: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('FfmpegLayer'))![0],
+      chromium: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('ChromiumLayer'))![0],
+      fonts: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('FontsLayer'))![0],
     };
     for (const route of routes) {
       const fn = functionOf(route);
@@ -175,7 +177,7 @@ describe('functions, one per function of the route table', () => {
 
   it('builds the layers for x86_64 and Node.js 24', () => {
     const layers = ofType('AWS::Lambda::LayerVersion');
-    expect(layers).toHaveLength(2);
+    expect(layers).toHaveLength(4);
     for (const [, layer] of layers) {
       expect(layer.Properties).toMatchObject({
         CompatibleArchitectures: ['x86_64'],

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { routes } from '#shared/routes.ts';
+import { buildBrowserLayers } from '../../infra/stack/browser-layer.ts';
 import { bundleFunctions, type FunctionBundles, type LayerName } from '../../infra/stack/bundle.ts';
 import {
   authorizerFunction,
@@ -43,7 +44,7 @@ export type SynthOptions = Partial<
 
 export async function synthesize(options: SynthOptions = {}): Promise<Synthesized> {
   const scratch = mkdtempSync(join(tmpdir(), 'infra-synth-'));
-  const layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer() };
+  const layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer(), ...buildBrowserLayers() };
   const bundles = await bundleFunctions({
     rootDir: projectRoot,
     outDir: join(scratch, 'functions'),
