@@ -27,6 +27,7 @@ import { FreeTierWaf } from './free-tier-waf.ts';
 import { addGatewayResponses } from './gateway-responses.ts';
 import { JobStorage } from './job-storage.ts';
 import { Monitoring } from './monitoring.ts';
+import { OfficeFunction, officeFunctionName } from './office-function.ts';
 import { authorizerSizing, sizingFor } from './sizing.ts';
 import { defaultFreeTierClients, planRequestsPerMinute, throttleFor } from './throttle.ts';
 
@@ -116,7 +117,9 @@ export class FileConversionStack extends Stack {
     for (const route of routes) {
       if (functions.has(route.function)) continue;
       const rowsOfFunction = routes.filter((row) => row.function === route.function);
-      const fn = new ApiFunction(this, `${constructId(route.function)}Function`, {
+      // LibreOffice does not fit in a layer: that one function is a container image.
+      const FunctionClass = route.function === officeFunctionName ? OfficeFunction : ApiFunction;
+      const fn = new FunctionClass(this, `${constructId(route.function)}Function`, {
         bundle: bundleOf(route.function),
         sizing: sizingFor(route),
         layers,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OfficeFormat } from '#shared/documents/office-format.ts';
+import type { OfficeFormat } from '#shared/documents/office-limits.ts';
 import { deadProxy, writeProfile } from '#shared/documents/office-profile.ts';
 import { ApiError } from '#shared/errors.ts';
 import { limitedCommand, processLimits, shellExecFailures } from '#shared/media/process-limits.ts';

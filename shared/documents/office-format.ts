@@ -1,26 +1,9 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import CFB from 'cfb';
 import { SaxesParser } from 'saxes';
+import { maxCompoundFileBytes, type OfficeFormat, officeFormats } from '#shared/documents/office-limits.ts';
 import { DocumentArchiveError, readDocumentArchive } from '#shared/documents/office-zip.ts';
 import { ApiError } from '#shared/errors.ts';
-
-/** The formats /office-to-pdf takes (API.md, "Documents to PDF"). */
-export const officeFormats = [
-  'docx',
-  'doc',
-  'xlsx',
-  'xls',
-  'pptx',
-  'ppt',
-  'odt',
-  'ods',
-  'odp',
-  'rtf',
-] as const;
-export type OfficeFormat = (typeof officeFormats)[number];
-
-/** An OLE2 compound file is read whole into memory; legacy documents this large are not read. */
-export const maxCompoundFileBytes = 256 * 1024 * 1024;
 
 const ZIP_MAGIC = Buffer.from('PK\x03\x04', 'latin1');
 const OLE2_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);

@@ -1,26 +1,13 @@
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { zipBounds } from '#shared/documents/office-limits.ts';
 
 /**
- * The bounds a ZIP-based document (OOXML, ODF) must keep before LibreOffice opens it. A document
- * is a handful of XML parts and its pictures; a ZIP bomb is a small file that inflates to far more
- * than a function has, or an archive of millions of tiny entries. Both are refused from the
- * central directory first, and the declared sizes are then proven by inflating every entry into
- * a byte counter (nothing is kept), since a central directory may lie.
+ * Reads a ZIP-based document under the bounds of office-limits.ts: refused from the central
+ * directory first, then the declared sizes proven by inflating every entry into a byte counter
+ * (nothing is kept), since a central directory may lie.
  */
-export const zipBounds = {
-  /** Entries in the archive: a large workbook or deck has a few thousand. */
-  maxEntries: 10_000,
-  /** Bytes all entries inflate to, together: LibreOffice holds a multiple of its XML in memory. */
-  maxUncompressedBytes: 512 * 1024 * 1024,
-  /** Inflated over compressed size for one entry: XML compresses 10–100 times, a bomb ~1000 times. */
-  maxEntryRatio: 500,
-  /** Entries smaller than this are never refused for their ratio (a run of blank rows, say). */
-  ratioFloorBytes: 1024 * 1024,
-  /** The most read of a part the format is named by (`mimetype`, `[Content_Types].xml`). */
-  maxNamingPartBytes: 1024 * 1024,
-} as const;
 
 /** A ZIP that breaks the bounds, or cannot be read; the message says which, for the caller. */
 export class DocumentArchiveError extends Error {

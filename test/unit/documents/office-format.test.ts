@@ -6,7 +6,7 @@ import { strToU8, zipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identifyOfficeDocument } from '#shared/documents/office-format.ts';
-import { zipBounds } from '#shared/documents/office-zip.ts';
+import { zipBounds } from '#shared/documents/office-limits.ts';
 import { failure } from '../../support/http-error.ts';
 import { makeDocx, makeOdt, makePptx, makeRtf, makeXlsx } from '../../support/office-documents.ts';
 import { declaredBomb, lyingBomb, manyEntries, ratioBomb } from '../../support/zip-bombs.ts';
