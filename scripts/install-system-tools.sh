@@ -2,7 +2,9 @@
 # The programs the tests drive besides Node: a headless Chromium for the docs page, and the
 # reference tools the differential checks compare against (poppler's pdfinfo/pdftoppm, qpdf,
 # ImageMagick, Ghostscript), and Debian's ffmpeg: the release the ffmpeg layer is compiled from,
-# which the media code runs outside Lambda. `npm test` runs this first; no test file installs anything.
+# which the media code runs outside Lambda; and Debian's LibreOffice (-nogui) with the Carlito and
+# Caladea fonts, which /office-to-pdf runs outside its container image. `npm test` runs this first;
+# no test file installs anything.
 #
 # Installs the missing ones from Debian's packages when it can (as root, or through sudo without a
 # password); otherwise prints the exact command and fails, so the tests never start without them.
@@ -19,6 +21,9 @@ tools=(
   ghostscript:gs
   ffmpeg:ffmpeg
   ffmpeg:ffprobe
+  libreoffice-nogui:soffice
+  fonts-crosextra-carlito:font-carlito
+  fonts-crosextra-caladea:font-caladea
 )
 
 # Where test/support/browser.ts looks for a Chromium, in the same order.
@@ -41,6 +46,7 @@ has() {
   case "$1" in
     chromium) has_chromium ;;
     identify) identify -version 2>/dev/null | grep -q ImageMagick ;;
+    font-*) fc-list : family 2>/dev/null | grep -qi "^${1#font-}" ;;
     *) command -v "$1" >/dev/null 2>&1 ;;
   esac
 }
@@ -58,7 +64,7 @@ missing_packages() {
 
 mapfile -t missing < <(missing_packages)
 if ((${#missing[@]} == 0)); then
-  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg)"
+  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg, libreoffice, fonts)"
   exit 0
 fi
 

@@ -49,6 +49,11 @@ describe('CI and deploy workflows', () => {
     const testedAt = commands.indexOf('npm test');
     expect(testedAt).toBeGreaterThanOrEqual(0);
     expect(testedAt).toBeLessThan(commands.findIndex((command) => command.includes('cdk deploy')));
+    // The office function's container image is built by cdk deploy, so Docker is set up before it.
+    const dockerAt = deploy.steps.findIndex((step) => step.uses?.startsWith('docker/setup-buildx-action'));
+    const deployAt = deploy.steps.findIndex((step) => step.run?.includes('cdk deploy'));
+    expect(dockerAt).toBeGreaterThanOrEqual(0);
+    expect(dockerAt).toBeLessThan(deployAt);
     for (const { text: source } of [read('ci.yml'), { text }]) {
       expect(source).not.toMatch(/aws-access-key-id|aws-secret-access-key|AWS_SECRET_ACCESS_KEY/i);
     }
