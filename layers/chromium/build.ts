@@ -1,8 +1,10 @@
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type BuiltLayer,
   buildLayer,
+  defaultLayersDir,
   installedVersion,
   isMain,
   type LayerRecipe,
@@ -35,9 +37,36 @@ export const chromiumLayer: LayerRecipe = {
   },
 };
 
-export const buildChromiumLayer = (outRoot?: string): BuiltLayer => buildLayer(chromiumLayer, outRoot);
+/**
+ * The packed Chromium unpacked once on this machine, for the local gateway and the tests: each of
+ * the gateway's workers has a /tmp of its own, as each Lambda instance has, and would otherwise
+ * unpack its own 200 MB copy. The package unpacks into the temporary folder it is given.
+ */
+export const localChromium = (outRoot = defaultLayersDir) => join(outRoot, 'chromium-unpacked', 'chromium');
+
+function unpackLocally(outRoot: string): void {
+  const executable = localChromium(outRoot);
+  if (existsSync(executable)) return;
+  const dir = join(outRoot, 'chromium-unpacked');
+  mkdirSync(dir, { recursive: true });
+  const unpack = "import('@sparticuz/chromium').then((packed) => packed.default.executablePath())";
+  execFileSync(process.execPath, ['--input-type=module', '-e', unpack], {
+    cwd: projectRoot,
+    env: { ...process.env, TMPDIR: dir },
+    stdio: 'inherit',
+  });
+  if (!existsSync(executable)) throw new Error(`unpacking Chromium left no ${executable}`);
+}
+
+export function buildChromiumLayer(outRoot = defaultLayersDir): BuiltLayer {
+  const layer = buildLayer(chromiumLayer, outRoot);
+  if (layer.rebuilt) execFileSync('rm', ['-rf', join(outRoot, 'chromium-unpacked')]);
+  unpackLocally(outRoot);
+  return layer;
+}
 
 if (isMain(import.meta.url)) {
   const layer = buildChromiumLayer(process.argv[2]);
   console.log(`${layer.name} layer: ${layer.dir}, ${megabytes(layer.sizeBytes)} unzipped`);
+  console.log(`unpacked for this machine: ${localChromium(process.argv[2])}`);
 }

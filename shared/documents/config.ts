@@ -15,18 +15,27 @@ const envSchema = z.object({
   BROWSER_PRINT_MS: z.coerce.number().int().positive().default(20_000),
 });
 
+/** A file `npm run layer:<name>` built in .layers, when it is there. */
+function built(file: string): string | undefined {
+  const path = fileURLToPath(new URL(`../../.layers/${file}`, import.meta.url));
+  return existsSync(path) ? path : undefined;
+}
+
 /**
  * Off Lambda, the fonts layer's own files as `npm run layer:fonts` built them here, so that pages
  * look as they do in production; without that build, the machine's fonts.
  */
-function localFontconfig(): string | undefined {
-  if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined && process.env.AWS_EXECUTION_ENV !== undefined)
-    return;
-  const built = fileURLToPath(new URL('../../.layers/fonts.local.conf', import.meta.url));
-  return existsSync(built) ? built : undefined;
-}
+const localFontconfig = () => built('fonts.local.conf');
+
+/** Off Lambda, the packed Chromium as `npm run layer:chromium` unpacked it once for every worker. */
+const localChromium = () =>
+  process.env.AWS_EXECUTION_ENV === undefined ? built('chromium-unpacked/chromium') : undefined;
 
 const parsed = envSchema.parse(process.env);
 
 /** The browser routes' settings, parsed once when the function starts. */
-export const documentsConfig = { ...parsed, FONTCONFIG_FILE: parsed.FONTCONFIG_FILE ?? localFontconfig() };
+export const documentsConfig = {
+  ...parsed,
+  FONTCONFIG_FILE: parsed.FONTCONFIG_FILE ?? localFontconfig(),
+  CHROMIUM_EXECUTABLE: parsed.CHROMIUM_EXECUTABLE ?? localChromium(),
+};

@@ -2,12 +2,12 @@ import type { ServerResponse } from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  browserLayers,
   fontsOf,
   imageCountOf,
   pageSizeOf,
   pngSquare,
   poppler,
-  unpackedChromium,
 } from '../support/documents.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
@@ -43,7 +43,7 @@ async function pdfFrom(response: Response): Promise<Buffer> {
 const textOf = (pdf: Buffer) => poppler('pdftotext', pdf).replace(/\s+/g, ' ');
 
 beforeAll(async () => {
-  const chromiumPath = await unpackedChromium();
+  const chromiumPath = browserLayers();
   await sources.start();
   await target.start();
   target.route('/', (request, response) => {

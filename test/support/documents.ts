@@ -2,14 +2,19 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import chromium from '@sparticuz/chromium';
+import { buildChromiumLayer, localChromium } from '../../layers/chromium/build.ts';
+import { buildFontsLayer } from '../../layers/fonts/build.ts';
 
 /**
- * The packed Chromium, unpacked once for a test file. Each gateway worker has a /tmp of its own and
- * would otherwise unpack its own copy (about a second on Lambda, several on a busy test machine);
- * the gateways of a test share this one through CHROMIUM_EXECUTABLE.
+ * The packed Chromium unpacked once on this machine, and the fonts layer (both built by `npm test`
+ * before the tests, and only checked here): each gateway worker has a /tmp of its own and would
+ * otherwise unpack its own copy (about a second on Lambda, several on a busy test machine).
  */
-export const unpackedChromium = (): Promise<string> => chromium.executablePath();
+export function browserLayers(): string {
+  buildFontsLayer();
+  buildChromiumLayer();
+  return localChromium();
+}
 
 /** Runs a poppler tool on PDF bytes and returns what it prints. */
 export function poppler(tool: 'pdftotext' | 'pdfinfo' | 'pdffonts' | 'pdfimages', pdf: Buffer): string {
