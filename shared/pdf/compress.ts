@@ -17,7 +17,7 @@ export type CompressionLevel = (typeof compressionLevels)[number];
 /** What each level does to raster images; text, vector art and fonts are never touched. */
 export const levelSettings: Record<CompressionLevel, { dpi: number; quality: number }> = {
   low: { dpi: 200, quality: 85 },
-  medium: { dpi: 150, quality: 75 },
+  medium: { dpi: 150, quality: 70 },
   high: { dpi: 100, quality: 60 },
 };
 
