@@ -67,7 +67,9 @@ export const pdfRoutes: RouteSpec[] = [
     description:
       `${batchRules} ${readRules} Every page of every source is appended in order, with its size, crop box, ` +
       'rotation and resources (inherited ones included); the first source’s title and author are kept. ' +
-      'Outlines (bookmarks) and interactive form fields are not carried over. The result is written with ' +
+      'Outlines (bookmarks) and interactive form fields are not carried over. Images, fonts, content ' +
+      'streams and other drawing objects that the sources hold in equal copies (one document given twice, ' +
+      'documents of one template) are stored once. The result is written with ' +
       `object streams and may hold at most ${pdfLimits.maxPages} pages. The file is named after the first ` +
       `source: \`<name>.pdf\`. ${activeContentRule}`,
     body: pdfMergeBody,
@@ -107,11 +109,14 @@ export const pdfRoutes: RouteSpec[] = [
       'more pixels than the level’s resolution needs at the largest size it is drawn at on any page ' +
       '(placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn ' +
       'only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what ' +
-      'the largest page needs), and re-encoded as JPEG ' +
+      'the largest page needs), and re-encoded as JPEG with chroma at half resolution and a photo-tuned ' +
+      'quantisation table ' +
       `(${level('low')}; ${level('medium')}; ${level('high')}); soft masks stay lossless; an image is only ` +
       'replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, ' +
-      'text, fonts and vector content are left as they are. Unfiltered streams are deflated, unreachable ' +
-      'objects dropped, and the file is written with object streams. The answer is never larger than the ' +
+      'text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams ' +
+      'are compressed again at the highest level when that saves at least 5 %, equal copies of an object ' +
+      '(an image embedded twice) are stored once, unreachable objects dropped, and the file is written ' +
+      'with object streams. The answer is never larger than the ' +
       'source: when the result is not smaller, the source’s own bytes come back, unless the source carried ' +
       'active content: it is always written cleaned, whatever the size. `X-Original-Size` and ' +
       `\`X-Output-Size\` give both sizes in bytes. The file is named \`<name>.pdf\`. ${activeContentRule}`,
