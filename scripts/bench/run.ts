@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchColdStart } from './cold-start.ts';
 import { type BenchContext, findTools } from './context.ts';
+import { benchDocuments } from './documents.ts';
 import { benchImages } from './image.ts';
 import { benchMedia } from './media.ts';
 import { benchMemory } from './memory.ts';
@@ -29,6 +30,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   images: benchImages,
   pdf: benchPdf,
   media: benchMedia,
+  documents: benchDocuments,
   text: benchText,
   'cold-start': benchColdStart,
   memory: benchMemory,
