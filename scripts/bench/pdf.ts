@@ -204,7 +204,7 @@ export async function benchPdf(context: BenchContext): Promise<SectionResult> {
   );
 
   await measure(
-    'compress a scan (medium: 150 dpi, JPEG q 75)',
+    'compress a scan (medium: 150 dpi, JPEG q 70)',
     { name: 'service', run: serviceRun('/pdf-compress', { sourceUrl: scanUrl, level: 'medium' }) },
     {
       name: 'bare',

@@ -6,6 +6,7 @@
  *   npm run bench                      # everything, about 10 minutes on 2 cores
  *   npm run bench -- --quick           # fewer runs, shorter clips: a few minutes
  *   npm run bench -- --only images,text --runs 7 --json results.json
+ *   npm run bench -- --only pdf-bytes      # one section: compress vs Ghostscript, merge vs qpdf
  *
  * Inputs are generated into a temporary folder and deleted at the end. Not part of `npm test`.
  */
@@ -21,6 +22,7 @@ import { benchImages } from './image.ts';
 import { benchMedia } from './media.ts';
 import { benchMemory } from './memory.ts';
 import { benchPdf } from './pdf.ts';
+import { benchPdfBytes } from './pdf-bytes.ts';
 import { type Budget, renderBudgets, renderSection, type SectionResult } from './report.ts';
 import { closeClient, startService, startSourceServer } from './service.ts';
 import { describeMachine, loadNote } from './system.ts';
@@ -29,6 +31,7 @@ import { benchText } from './text.ts';
 const sections: Record<string, (context: BenchContext) => Promise<SectionResult>> = {
   images: benchImages,
   pdf: benchPdf,
+  'pdf-bytes': benchPdfBytes,
   media: benchMedia,
   documents: benchDocuments,
   text: benchText,
