@@ -128,47 +128,59 @@ export function makeXlsx(rows: readonly (readonly string[])[]): Buffer {
   });
 }
 
-/** An OpenDocument text: `mimetype` stored first, the manifest, content.xml. */
-export function makeOdt(
-  text: string,
-  extra: { contentBody?: string; parts?: Record<string, string> } = {},
+const odfNamespaces =
+  'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ' +
+  'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" ' +
+  'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" ' +
+  'xmlns:of="urn:oasis:names:tc:opendocument:xmlns:of:1.2" ' +
+  'xmlns:script="urn:oasis:names:tc:opendocument:xmlns:script:1.0" ' +
+  'xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:dom="http://www.w3.org/2001/xml-events" ' +
+  'xmlns:ooo="http://openoffice.org/2004/office"';
+
+/** An OpenDocument package: `mimetype` stored first, the manifest, content.xml and `parts`. */
+function odfPackage(
+  kind: 'text' | 'spreadsheet',
+  content: string,
+  parts: Record<string, string> = {},
 ): Buffer {
-  const extraParts = extra.parts ?? {};
+  const mediaType = `application/vnd.oasis.opendocument.${kind}`;
   const manifest =
     `${xmlHead}<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2">` +
-    '<manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.text"/>' +
-    '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>' +
-    Object.keys(extraParts)
+    `<manifest:file-entry manifest:full-path="/" manifest:media-type="${mediaType}"/>` +
+    ['content.xml', ...Object.keys(parts)]
       .map((name) => `<manifest:file-entry manifest:full-path="${name}" manifest:media-type="text/xml"/>`)
       .join('') +
     '</manifest:manifest>';
-  const content =
-    `${xmlHead}<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" ` +
-    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:script="urn:oasis:names:tc:opendocument:xmlns:script:1.0" ' +
-    'xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:dom="http://www.w3.org/2001/xml-events" ' +
-    'xmlns:ooo="http://openoffice.org/2004/office" office:version="1.2">' +
-    (extra.contentBody ?? '') +
-    `<office:body><office:text><text:p>${escapeXml(text)}</text:p></office:text></office:body></office:document-content>`;
   const files: Zippable = {
-    mimetype: [strToU8('application/vnd.oasis.opendocument.text'), { level: 0 }],
+    mimetype: [strToU8(mediaType), { level: 0 }],
     'META-INF/manifest.xml': strToU8(manifest),
-    'content.xml': strToU8(content),
+    'content.xml': strToU8(
+      `${xmlHead}<office:document-content ${odfNamespaces} office:version="1.2">${content}</office:document-content>`,
+    ),
   };
-  for (const [name, value] of Object.entries(extraParts)) files[name] = strToU8(value);
+  for (const [name, value] of Object.entries(parts)) files[name] = strToU8(value);
   return Buffer.from(zipSync(files));
 }
 
+/** An OpenDocument text of one paragraph. */
+export function makeOdt(text: string): Buffer {
+  return odfPackage(
+    'text',
+    `<office:body><office:text><text:p>${escapeXml(text)}</text:p></office:text></office:body>`,
+  );
+}
+
 /**
- * An OpenDocument text whose Basic macro, bound to the document's load event, writes `markerPath`:
- * the file appears only if the office suite runs the document's macros.
+ * A document's Basic library: `Sub Main` and the cell function `MARKER()` both write `markerPath`,
+ * so the file appears only if the office suite runs the document's macros. (Loaded through UNO
+ * with macros allowed, LibreOffice 7.4 runs MARKER() and writes the file.)
  */
-export function makeOdtWithMacro(text: string, markerPath: string): Buffer {
+function basicLibrary(markerPath: string): Record<string, string> {
+  const write = `  Dim n As Integer\n  n = FreeFile\n  Open "${markerPath}" For Output As #n\n  Print #n, "macro ran"\n  Close #n\n`;
   const module =
     `${xmlHead}<!DOCTYPE script:module PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "module.dtd">` +
     '<script:module xmlns:script="http://openoffice.org/2000/script" script:name="Module1" script:language="StarBasic">' +
-    escapeXml(
-      `Sub Main\n  Dim n As Integer\n  n = FreeFile\n  Open "${markerPath}" For Output As #n\n  Print #n, "macro ran"\n  Close #n\nEnd Sub\n`,
-    ) +
+    escapeXml(`Sub Main\n${write}End Sub\n\nFunction MARKER()\n${write}  MARKER = 7\nEnd Function\n`) +
     '</script:module>';
   const library =
     `${xmlHead}<!DOCTYPE library:library PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "library.dtd">` +
@@ -178,19 +190,47 @@ export function makeOdtWithMacro(text: string, markerPath: string): Buffer {
     `${xmlHead}<!DOCTYPE library:libraries PUBLIC "-//OpenOffice.org//DTD OfficeDocument 1.0//EN" "libraries.dtd">` +
     '<library:libraries xmlns:library="http://openoffice.org/2000/library" xmlns:xlink="http://www.w3.org/1999/xlink">' +
     '<library:library library:name="Standard" library:link="false"/></library:libraries>';
-  const onLoad =
-    '<office:scripts><office:event-listeners>' +
-    '<script:event-listener script:language="ooo:script" script:event-name="dom:load" ' +
-    'xlink:href="vnd.sun.star.script:Standard.Module1.Main?language=Basic&amp;location=document" xlink:type="simple"/>' +
-    '</office:event-listeners></office:scripts>';
-  return makeOdt(text, {
-    contentBody: onLoad,
-    parts: {
-      'Basic/script-lc.xml': libraries,
-      'Basic/Standard/script-lb.xml': library,
-      'Basic/Standard/Module1.xml': module,
-    },
-  });
+  return {
+    'Basic/script-lc.xml': libraries,
+    'Basic/Standard/script-lb.xml': library,
+    'Basic/Standard/Module1.xml': module,
+  };
+}
+
+/** Binds `Sub Main` to the document's load and load-finished events. */
+const onLoad =
+  '<office:scripts><office:event-listeners>' +
+  ['dom:load', 'office:load-finished']
+    .map(
+      (event) =>
+        `<script:event-listener script:language="ooo:script" script:event-name="${event}" ` +
+        'xlink:href="vnd.sun.star.script:Standard.Module1.Main?language=Basic&amp;location=document" xlink:type="simple"/>',
+    )
+    .join('') +
+  '</office:event-listeners></office:scripts>';
+
+/** An OpenDocument text whose macro runs on load, if macros run. */
+export function makeOdtWithMacro(text: string, markerPath: string): Buffer {
+  return odfPackage(
+    'text',
+    `${onLoad}<office:body><office:text><text:p>${escapeXml(text)}</text:p></office:text></office:body>`,
+    basicLibrary(markerPath),
+  );
+}
+
+/**
+ * An OpenDocument spreadsheet whose second cell is `=MARKER()`, a Basic function of the document
+ * (with no cached value, so it must be computed to be shown), and whose macro runs on load.
+ */
+export function makeOdsWithMacro(label: string, markerPath: string): Buffer {
+  const row =
+    `<table:table-row><table:table-cell office:value-type="string"><text:p>${escapeXml(label)}</text:p></table:table-cell>` +
+    '<table:table-cell table:formula="of:=MARKER()"/></table:table-row>';
+  return odfPackage(
+    'spreadsheet',
+    `${onLoad}<office:body><office:spreadsheet><table:table table:name="Sheet1">${row}</table:table></office:spreadsheet></office:body>`,
+    basicLibrary(markerPath),
+  );
 }
 
 /** A Rich Text Format document of one paragraph. */
