@@ -28,12 +28,6 @@ const names = {
   appearance: PDFName.of('AP'),
 };
 
-/**
- * Past this many rounds the objects form chains deeper than any real document draws; the search
- * then stops and nothing is merged, rather than spending quadratic time on a crafted file.
- */
-const maxRounds = 64;
-
 const dictOf = (object: PDFObject | undefined) =>
   object instanceof PDFStream ? object.dict : object instanceof PDFDict ? object : undefined;
 
@@ -109,14 +103,78 @@ function drawingObjects(doc: PDFDocument): Set<PDFRef> {
   return found;
 }
 
+interface Node {
+  ref: PDFRef;
+  shape: string;
+  /** The candidates among the references, as indexes into the node list. */
+  children: number[];
+  refs: PDFRef[];
+}
+
 /**
- * Groups the objects that are interchangeable: equal content and references to interchangeable
- * objects, followed to any depth and through cycles (partition refinement: each round splits a
- * group whose members' references land in different groups, until no round splits one). Returns
- * the groups, or nothing when the rounds run out.
+ * The strongly connected components of the candidates' reference graph, children before parents
+ * (Tarjan's algorithm, without recursion: a chain of forms can be as long as the file allows).
  */
-function equalGroups(context: PDFContext, candidates: Set<PDFRef>): PDFRef[][] | undefined {
-  const nodes = [...candidates].map((ref) => ({ ref, ...shapeOf(context.lookup(ref) as PDFObject) }));
+function componentsOf(nodes: readonly Node[]): number[][] {
+  const index = new Array<number>(nodes.length).fill(-1);
+  const low = new Array<number>(nodes.length).fill(0);
+  const onStack = new Array<boolean>(nodes.length).fill(false);
+  const stack: number[] = [];
+  const components: number[][] = [];
+  let counter = 0;
+  for (let root = 0; root < nodes.length; root += 1) {
+    if (index[root] !== -1) continue;
+    const work: Array<[node: number, child: number]> = [[root, 0]];
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const [node, child] = frame;
+      if (child === 0) {
+        index[node] = low[node] = counter++;
+        stack.push(node);
+        onStack[node] = true;
+      }
+      const children = nodes[node]!.children;
+      if (child < children.length) {
+        frame[1] += 1;
+        const next = children[child]!;
+        if (index[next] === -1) work.push([next, 0]);
+        else if (onStack[next]) low[node] = Math.min(low[node]!, index[next]!);
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1]?.[0];
+      if (parent !== undefined) low[parent] = Math.min(low[parent]!, low[node]!);
+      if (low[node] !== index[node]) continue;
+      const component: number[] = [];
+      let member: number;
+      do {
+        member = stack.pop()!;
+        onStack[member] = false;
+        component.push(member);
+      } while (member !== node);
+      components.push(component);
+    }
+  }
+  return components;
+}
+
+/**
+ * Groups the objects that are interchangeable: equal content, and references to interchangeable
+ * objects, followed to any depth. Labels are given bottom up, each object's from its content and
+ * its children's labels, in one pass. Objects on a reference cycle keep their identity (they are
+ * rare among drawing objects, and comparing cycles would cost more than they save).
+ */
+function equalGroups(context: PDFContext, candidates: Set<PDFRef>): PDFRef[][] {
+  const refs = [...candidates];
+  const position = new Map(refs.map((ref, at) => [ref, at]));
+  const nodes: Node[] = refs.map((ref) => {
+    const shape = shapeOf(context.lookup(ref) as PDFObject);
+    const children = shape.refs.flatMap((child) => {
+      const at = position.get(child);
+      return at === undefined ? [] : [at];
+    });
+    return { ref, shape: shape.shape, refs: shape.refs, children };
+  });
   const intern = new Map<string, number>();
   const idOf = (text: string) => {
     let id = intern.get(text);
@@ -126,28 +184,29 @@ function equalGroups(context: PDFContext, candidates: Set<PDFRef>): PDFRef[][] |
     }
     return id;
   };
-  // Labels of objects outside the candidates never change: their own reference is their identity.
-  const label = new Map<PDFRef, number>();
-  for (const node of nodes) label.set(node.ref, idOf(`shape ${node.shape}`));
-  const labelOf = (ref: PDFRef) => label.get(ref) ?? idOf(`ref ${ref.toString()}`);
-  let groups = new Set(nodes.map((node) => label.get(node.ref))).size;
-  for (let round = 0; round < maxRounds; round += 1) {
-    const next = nodes.map((node) => idOf(`${labelOf(node.ref)}:${node.refs.map(labelOf).join(',')}`));
-    for (const [index, node] of nodes.entries()) label.set(node.ref, next[index]!);
-    const count = new Set(next).size;
-    if (count === groups) {
-      const byLabel = new Map<number, PDFRef[]>();
-      for (const node of nodes) {
-        const id = label.get(node.ref)!;
-        const group = byLabel.get(id);
-        if (group) group.push(node.ref);
-        else byLabel.set(id, [node.ref]);
-      }
-      return [...byLabel.values()].filter((group) => group.length > 1);
+  const label = new Array<number>(nodes.length);
+  // An object outside the candidates is known by its reference alone.
+  const labelOf = (ref: PDFRef) => {
+    const at = position.get(ref);
+    return at === undefined ? idOf(`ref ${ref.toString()}`) : label[at]!;
+  };
+  for (const component of componentsOf(nodes)) {
+    const [only] = component;
+    const cyclic = component.length > 1 || nodes[only!]!.children.includes(only!);
+    for (const at of component) {
+      const node = nodes[at]!;
+      label[at] = cyclic
+        ? idOf(`cycle ${node.ref.toString()}`)
+        : idOf(`${node.shape}|${node.refs.map(labelOf).join(',')}`);
     }
-    groups = count;
   }
-  return undefined;
+  const byLabel = new Map<number, PDFRef[]>();
+  for (const [at, node] of nodes.entries()) {
+    const group = byLabel.get(label[at]!);
+    if (group) group.push(node.ref);
+    else byLabel.set(label[at]!, [node.ref]);
+  }
+  return [...byLabel.values()].filter((group) => group.length > 1);
 }
 
 /** Points every reference held in `object` (directly or in nested dictionaries and arrays) at its replacement. */
@@ -178,7 +237,7 @@ function redirect(object: PDFObject, replacement: Map<PDFRef, PDFRef>): void {
 export function storeIdenticalOnce(doc: PDFDocument): number {
   const { context } = doc;
   const groups = equalGroups(context, drawingObjects(doc));
-  if (!groups || groups.length === 0) return 0;
+  if (groups.length === 0) return 0;
   const replacement = new Map<PDFRef, PDFRef>();
   for (const group of groups) {
     const [kept, ...copies] = group.sort((a, b) => a.objectNumber - b.objectNumber);
