@@ -91,6 +91,16 @@ describe('a connection that breaks off mid-body', () => {
   });
 });
 
+describe('a failure of the code that watches the bytes', () => {
+  it('is passed on as it is, not dressed up as a broken connection', async () => {
+    const broken = new Error('the checksum stage failed');
+    const onChunk = () => {
+      throw broken;
+    };
+    await expect(downloadSource(servePng('watched.png'), options({ onChunk }))).rejects.toBe(broken);
+  });
+});
+
 describe('what a download leaves and asks for', () => {
   it('writes the file readable by its owner only', async () => {
     const source = await downloadSource(servePng('private.png'), options());

@@ -15,6 +15,11 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress('[::1]')).toBe(false);
   });
 
+  it('strips only a pair of brackets: one bracket alone leaves no address', () => {
+    expect(isPublicAddress('18.8.8.8]')).toBe(false);
+    expect(isPublicAddress('[8.8.8.88')).toBe(false);
+  });
+
   it('judges an RFC 6145 IPv4-translated address (::ffff:0:a.b.c.d) by the IPv4 it reaches', () => {
     expect(isPublicAddress('::ffff:0:8.8.8.8')).toBe(true);
     expect(isPublicAddress('::ffff:0:127.0.0.1')).toBe(false);
