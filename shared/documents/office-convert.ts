@@ -40,6 +40,8 @@ export interface OfficeConvertOptions {
   dir: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The LibreOffice launcher; default officeBinary. */
+  binary?: string;
 }
 
 /** The conversion did not finish in time; the handler answers 504. */
@@ -79,7 +81,7 @@ interface RunResult {
 }
 
 function runOffice(args: string[], options: OfficeConvertOptions): Promise<RunResult> {
-  const command = limitedCommand(officeBinary, args, processLimits(options.timeoutMs));
+  const command = limitedCommand(options.binary ?? officeBinary, args, processLimits(options.timeoutMs));
   return new Promise((resolve, reject) => {
     const child = spawn(command.file, command.args, {
       cwd: options.dir,
