@@ -1,10 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { HTTPRequest, Page } from 'puppeteer-core';
+import { maxSubresources } from '#shared/documents/browser-limits.ts';
 import type { HostLookup } from '#shared/source/address.ts';
 import { openPinnedRequest } from '#shared/source/pinned-request.ts';
-
-/** The most subresources one page may fetch (API.md, "Documents to PDF"). */
-export const maxSubresources = 200;
 
 export interface GuardOptions {
   /** Bytes the page may fetch in all, its own document included: the tier's source size. */

@@ -1,10 +1,5 @@
 import type { Page } from 'puppeteer-core';
-
-/** The tallest full-page capture: past it, the page is cut (Chromium's own texture limit). */
-export const maxCaptureHeight = 16_384;
-
-export const screenshotTypes = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp' } as const;
-export type ScreenshotFormat = keyof typeof screenshotTypes;
+import { maxCaptureHeight, type ScreenshotFormat } from '#shared/documents/browser-limits.ts';
 
 export interface CaptureOptions {
   format: ScreenshotFormat;

@@ -1,7 +1,8 @@
 import { config } from '#shared/config.ts';
+import { type ScreenshotFormat, screenshotTypes } from '#shared/documents/browser-limits.ts';
 import { printPdf } from '#shared/documents/browser-print.ts';
 import { type PageContent, type RenderOptions, withRenderedPage } from '#shared/documents/browser-render.ts';
-import { capturePage, type ScreenshotFormat, screenshotTypes } from '#shared/documents/browser-screenshot.ts';
+import { capturePage } from '#shared/documents/browser-screenshot.ts';
 import { decodeUtf8, downloadText, webPage } from '#shared/documents/inputs.ts';
 import { markdownToHtml } from '#shared/documents/markdown.ts';
 import type {
