@@ -35,20 +35,20 @@ const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const docxMain = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
 
 export interface DocxOptions {
-  /** A picture linked (not embedded) from this URL, as Word writes "Insert and Link". */
-  linkedImageUrl?: string;
+  /** Pictures linked (not embedded) from these URLs, as Word writes "Insert and Link". */
+  linkedImageUrls?: readonly string[];
   /** An attached template at this URL (word/settings.xml). */
   templateUrl?: string;
   /** The main part's content type, to build a macro-enabled or mislabelled package. */
   mainContentType?: string;
 }
 
-const linkedPicture = (rId: string) =>
-  '<w:p><w:r><w:drawing><wp:inline><wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="Linked"/>' +
+const linkedPicture = (rId: string, id: number) =>
+  `<w:p><w:r><w:drawing><wp:inline><wp:extent cx="952500" cy="952500"/><wp:docPr id="${id}" name="Linked ${id}"/>` +
   '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">' +
   '<a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
   '<pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
-  '<pic:nvPicPr><pic:cNvPr id="1" name="linked.png"/><pic:cNvPicPr/></pic:nvPicPr>' +
+  `<pic:nvPicPr><pic:cNvPr id="${id}" name="linked-${id}.png"/><pic:cNvPicPr/></pic:nvPicPr>` +
   `<pic:blipFill><a:blip r:link="${rId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
   '<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="952500" cy="952500"/></a:xfrm>' +
   '<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>' +
@@ -60,7 +60,8 @@ export function makeDocx(text: string, options: DocxOptions = {}): Buffer {
     .split('\n')
     .map((line) => `<w:p><w:r><w:t xml:space="preserve">${escapeXml(line)}</w:t></w:r></w:p>`)
     .join('');
-  const picture = options.linkedImageUrl ? linkedPicture('rIdImage') : '';
+  const linked = options.linkedImageUrls ?? [];
+  const picture = linked.map((_url, index) => linkedPicture(`rIdImage${index}`, index + 1)).join('');
   const document =
     `${xmlHead}<w:document xmlns:w="${W}" xmlns:r="${R}" ` +
     'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">' +
@@ -79,11 +80,11 @@ export function makeDocx(text: string, options: DocxOptions = {}): Buffer {
     'word/document.xml': document,
   };
   const rels: string[] = [];
-  if (options.linkedImageUrl) {
+  linked.forEach((url, index) => {
     rels.push(
-      `<Relationship Id="rIdImage" Type="${R}/image" Target="${escapeXml(options.linkedImageUrl)}" TargetMode="External"/>`,
+      `<Relationship Id="rIdImage${index}" Type="${R}/image" Target="${escapeXml(url)}" TargetMode="External"/>`,
     );
-  }
+  });
   if (options.templateUrl) {
     rels.push(`<Relationship Id="rIdSettings" Type="${R}/settings" Target="settings.xml"/>`);
     parts['word/settings.xml'] =
