@@ -1,18 +1,20 @@
-import { readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createFileHandler } from '#shared/http/file-handler.ts';
 import { createJsonHandler } from '#shared/http/stack.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
 import { apiEvent, call } from '../../support/lambda.ts';
+import { testRoute } from '../../support/route.ts';
 
 const body = z.strictObject({ text: z.string(), name: z.string().default('out') });
 
-const tempFolders = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('fca-')).sort();
-
 describe('file routes (Lambda response streaming through middy)', () => {
-  const handler = createFileHandler('echo-file', body, async ({ body, workspace }) => {
+  // This request's own workspace: other tests and processes share the temp folder at the same time.
+  let workspaceFolder = '';
+  const handler = createFileHandler(testRoute('echo-file', body, 'file'), async ({ body, workspace }) => {
     const path = await workspace.file('result.txt');
+    workspaceFolder = dirname(path);
     await writeFile(path, body.text.repeat(10_000));
     return {
       path,
@@ -23,7 +25,6 @@ describe('file routes (Lambda response streaming through middy)', () => {
   });
 
   it('streams the file with type, length and disposition, then removes the workspace', async () => {
-    const before = await tempFolders();
     const answer = await call(handler, apiEvent({ text: 'abc', name: 'my report' }));
     expect(answer.statusCode).toBe(200);
     expect(answer.body.toString()).toBe('abc'.repeat(10_000));
@@ -31,7 +32,7 @@ describe('file routes (Lambda response streaming through middy)', () => {
     expect(answer.headers['Content-Length']).toBe('30000');
     expect(answer.headers['Content-Disposition']).toBe('inline; filename="my_report.txt"');
     expect(answer.headers['X-Request-Id']).toBeDefined();
-    expect(await tempFolders()).toEqual(before);
+    await expect(stat(workspaceFolder)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('answers errors as JSON through the same stream', async () => {
@@ -43,7 +44,7 @@ describe('file routes (Lambda response streaming through middy)', () => {
 });
 
 describe('unexpected failures', () => {
-  const handler = createJsonHandler('broken', z.strictObject({}), () => {
+  const handler = createJsonHandler(testRoute('broken', z.strictObject({})), () => {
     throw new Error('secret internal detail at /var/task/index.js');
   });
 
@@ -58,9 +59,12 @@ describe('unexpected failures', () => {
   });
 
   it('keeps the body an object: arrays and scalars fail validation', async () => {
-    const handler = createJsonHandler('strict', z.strictObject({ a: z.string().optional() }), () => ({
-      ok: true,
-    }));
+    const handler = createJsonHandler(
+      testRoute('strict', z.strictObject({ a: z.string().optional() })),
+      () => ({
+        ok: true,
+      }),
+    );
     expect((await call(handler, apiEvent('[1,2]'))).json()).toMatchObject({ error: 'validation_failed' });
     expect((await call(handler, apiEvent(''))).json()).toEqual({ ok: true });
   });
