@@ -247,6 +247,24 @@ describe('the request guard', () => {
     expect(hits).toEqual([]);
   });
 
+  it('fetches at most 200 subresources of a page', async () => {
+    let fetched = 0;
+    const dot = pngSquare('black', 2);
+    for (let index = 0; index < 230; index += 1) {
+      sources.route(`/many/${index}.png`, (_request, response) => {
+        fetched += 1;
+        response.writeHead(200, { 'Content-Type': 'image/png' }).end(dot);
+      });
+    }
+    const images = Array.from(
+      { length: 230 },
+      (_, index) => `<img src="${sources.url(`/many/${index}.png`)}">`,
+    );
+    const pdf = await pdfFrom(await post(open, '/html-to-pdf', { html: `<p>Many</p>${images.join('')}` }));
+    expect(textOf(pdf)).toContain('Many');
+    expect(fetched).toBe(200);
+  });
+
   it('answers 400 source_blocked_address for a url at a loopback address', async () => {
     hits.length = 0;
     for (const path of ['/url-to-pdf', '/web-screenshot']) {
