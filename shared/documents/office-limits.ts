@@ -34,6 +34,13 @@ export const zipBounds = {
   ratioFloorBytes: 1024 * 1024,
   /** The most read of a part the format is named by (`mimetype`, `[Content_Types].xml`). */
   maxNamingPartBytes: 1024 * 1024,
+  /**
+   * Embedded documents (a workbook in a Word file, an ODF object) are ZIPs inside the ZIP, which
+   * LibreOffice may open to draw them: they are checked too, within the same totals, down to this
+   * depth, each held in memory while it is checked, up to the size below.
+   */
+  maxNestingDepth: 2,
+  maxNestedArchiveBytes: 64 * 1024 * 1024,
 } as const;
 
 /** An OLE2 compound file (doc, xls, ppt) is read whole into memory; legacy files this large are not read. */

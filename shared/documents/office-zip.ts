@@ -6,7 +6,8 @@ import { zipBounds } from '#shared/documents/office-limits.ts';
 /**
  * Reads a ZIP-based document under the bounds of office-limits.ts: refused from the central
  * directory first, then the declared sizes proven by inflating every entry into a byte counter
- * (nothing is kept), since a central directory may lie.
+ * (nothing is kept but the parts asked for and embedded archives), since a central directory may
+ * lie. Embedded archives are checked the same way, against the same totals.
  */
 
 /** A ZIP that breaks the bounds, or cannot be read; the message says which, for the caller. */
@@ -26,14 +27,25 @@ export interface ArchiveListing {
   parts: Map<string, string>;
 }
 
-const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
+/** What the document and everything it embeds have used of the bounds so far. */
+interface Budget {
+  entries: number;
+  bytes: number;
+}
 
-function openZip(path: string): Promise<ZipFile> {
+const ZIP_MAGIC = Buffer.from('PK\x03\x04', 'latin1');
+const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
+const bomb = (message: string, cause?: unknown) => new DocumentArchiveError('bomb', message, { cause });
+/** Where a part is, for the message: the document itself, or an archive it embeds. */
+const within = (where: string) => (where ? ` (inside ${where})` : '');
+
+function openZip(source: string | Buffer): Promise<ZipFile> {
+  // strictFileNames off: a stray backslash in a name is not ours to refuse; nothing is extracted.
+  const options = { lazyEntries: true, autoClose: false, validateEntrySizes: true };
   return new Promise((resolve, reject) => {
-    // strictFileNames off: a stray backslash in a name is not ours to refuse; nothing is extracted.
-    yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, zip) =>
-      error ? reject(error) : resolve(zip),
-    );
+    const done = (error: Error | null, zip: ZipFile) => (error ? reject(error) : resolve(zip));
+    if (typeof source === 'string') yauzl.open(source, options, done);
+    else yauzl.fromBuffer(source, options, done);
   });
 }
 
@@ -44,33 +56,30 @@ function openEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
 }
 
 /** Every entry of the central directory, checked against the bounds as it is read. */
-function listEntries(zip: ZipFile): Promise<Entry[]> {
-  if (zip.entryCount > zipBounds.maxEntries) {
+function listEntries(zip: ZipFile, budget: Budget, where: string): Promise<Entry[]> {
+  budget.entries += zip.entryCount;
+  if (budget.entries > zipBounds.maxEntries) {
     return Promise.reject(
-      new DocumentArchiveError(
-        'bomb',
-        `The document holds ${zip.entryCount} parts; at most ${zipBounds.maxEntries} are read.`,
+      bomb(
+        `The document holds ${budget.entries} parts${within(where)}; at most ${zipBounds.maxEntries} are read.`,
       ),
     );
   }
   return new Promise((resolve, reject) => {
     const entries: Entry[] = [];
-    let declared = 0;
     zip.on('entry', (entry: Entry) => {
-      declared += entry.uncompressedSize;
+      budget.bytes += entry.uncompressedSize;
       const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
-      if (declared > zipBounds.maxUncompressedBytes) {
+      if (budget.bytes > zipBounds.maxUncompressedBytes) {
         reject(
-          new DocumentArchiveError(
-            'bomb',
-            `The document's parts inflate to more than ${mib(zipBounds.maxUncompressedBytes)}, the most read.`,
+          bomb(
+            `The document's parts${within(where)} inflate to more than ${mib(zipBounds.maxUncompressedBytes)}, the most read.`,
           ),
         );
       } else if (entry.uncompressedSize > zipBounds.ratioFloorBytes && ratio > zipBounds.maxEntryRatio) {
         reject(
-          new DocumentArchiveError(
-            'bomb',
-            `A part of the document inflates ${Math.round(ratio)} times its stored size; at most ${zipBounds.maxEntryRatio} is read.`,
+          bomb(
+            `A part of the document${within(where)} inflates ${Math.round(ratio)} times its stored size; at most ${zipBounds.maxEntryRatio} is read.`,
           ),
         );
       } else if (entry.isEncrypted()) {
@@ -86,20 +95,43 @@ function listEntries(zip: ZipFile): Promise<Entry[]> {
   });
 }
 
+interface Inflated {
+  text?: string;
+  /** The entry's bytes, when they are a ZIP and nested archives are looked into. */
+  archive?: Buffer;
+}
+
 /**
  * Inflates one entry into a counter. yauzl stops the stream as soon as it yields more bytes than
  * the entry declared (validateEntrySizes), so a lying directory costs no more than its honest
- * total, which listEntries has already bounded. The parts named in `keep` are also returned as
- * text, up to their bound.
+ * total, which listEntries has already bounded. A part named in `keepText` comes back as text, up
+ * to its bound; with `findArchives`, an entry whose bytes start as a ZIP comes back whole.
  */
-async function inflateEntry(zip: ZipFile, entry: Entry, keep: boolean): Promise<string | undefined> {
+async function inflateEntry(
+  zip: ZipFile,
+  entry: Entry,
+  options: { keepText: boolean; findArchives: boolean; where: string },
+): Promise<Inflated> {
   const chunks: Buffer[] = [];
-  let kept = 0;
+  let seen = 0;
+  let archive: boolean | undefined;
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      if (keep && kept < zipBounds.maxNamingPartBytes) {
-        chunks.push(chunk);
-        kept += chunk.length;
+      const keepAll = archive !== false && options.findArchives;
+      if (keepAll || (options.keepText && seen < zipBounds.maxNamingPartBytes)) chunks.push(chunk);
+      seen += chunk.length;
+      if (archive === undefined && options.findArchives && seen >= ZIP_MAGIC.length) {
+        archive = Buffer.concat(chunks).subarray(0, ZIP_MAGIC.length).equals(ZIP_MAGIC);
+        if (archive && entry.uncompressedSize > zipBounds.maxNestedArchiveBytes) {
+          const path = options.where ? `${options.where} › ${entry.fileName}` : entry.fileName;
+          done(
+            bomb(
+              `The document embeds an archive of more than ${mib(zipBounds.maxNestedArchiveBytes)} (${path}); none that large is read.`,
+            ),
+          );
+          return;
+        }
+        if (!archive && !options.keepText) chunks.length = 0;
       }
       done();
     },
@@ -109,42 +141,64 @@ async function inflateEntry(zip: ZipFile, entry: Entry, keep: boolean): Promise<
   } catch (error) {
     // yauzl's words for an entry that yields more than its directory said.
     if (error instanceof Error && /too many bytes in the stream/.test(error.message)) {
-      throw new DocumentArchiveError(
-        'bomb',
-        'A part of the document inflates to more than it declares in the ZIP directory.',
-        { cause: error },
+      throw bomb(
+        `A part of the document${within(options.where)} inflates to more than it declares in the ZIP directory.`,
+        error,
       );
     }
     throw error;
   }
-  return keep ? Buffer.concat(chunks).subarray(0, zipBounds.maxNamingPartBytes).toString('utf8') : undefined;
+  const bytes = Buffer.concat(chunks);
+  return {
+    ...(options.keepText ? { text: bytes.subarray(0, zipBounds.maxNamingPartBytes).toString('utf8') } : {}),
+    ...(archive ? { archive: bytes } : {}),
+  };
 }
 
-/**
- * Reads a ZIP-based document's directory and inflates every entry under the bounds, returning its
- * entry names and the named parts. Throws DocumentArchiveError: `bomb` for a bound, `encrypted`,
- * or `unreadable` for a truncated or malformed archive.
- */
-export async function readDocumentArchive(path: string, wanted: readonly string[]): Promise<ArchiveListing> {
+/** Checks one archive, then the archives it embeds, depth first, against the shared budget. */
+async function checkArchive(
+  source: string | Buffer,
+  wanted: readonly string[],
+  budget: Budget,
+  where: string,
+  depth: number,
+): Promise<ArchiveListing> {
   let zip: ZipFile | undefined;
+  const names = new Set<string>();
+  const parts = new Map<string, string>();
   try {
-    zip = await openZip(path);
-    const entries = await listEntries(zip);
-    const names = new Set<string>();
-    const parts = new Map<string, string>();
+    zip = await openZip(source);
+    const entries = await listEntries(zip, budget, where);
     for (const entry of entries) {
       names.add(entry.fileName);
       if (entry.fileName.endsWith('/')) continue;
-      const text = await inflateEntry(zip, entry, wanted.includes(entry.fileName));
-      if (text !== undefined) parts.set(entry.fileName, text);
+      const inflated = await inflateEntry(zip, entry, {
+        keepText: wanted.includes(entry.fileName),
+        findArchives: depth < zipBounds.maxNestingDepth,
+        where,
+      });
+      if (inflated.text !== undefined) parts.set(entry.fileName, inflated.text);
+      // Checked at once, so that at most one embedded archive per level is held in memory.
+      if (inflated.archive) {
+        const path = where ? `${where} › ${entry.fileName}` : entry.fileName;
+        await checkArchive(inflated.archive, [], budget, path, depth + 1);
+      }
     }
-    return { names, parts };
   } catch (error) {
     if (error instanceof DocumentArchiveError) throw error;
-    throw new DocumentArchiveError('unreadable', 'The document’s ZIP structure cannot be read.', {
-      cause: error,
-    });
+    const what = where ? `An archive the document embeds (${where})` : 'The document’s ZIP structure';
+    throw new DocumentArchiveError('unreadable', `${what} cannot be read.`, { cause: error });
   } finally {
     zip?.close();
   }
+  return { names, parts };
+}
+
+/**
+ * Reads a ZIP-based document's directory and inflates every entry (and every archive it embeds)
+ * under the bounds, returning its entry names and the named parts. Throws DocumentArchiveError:
+ * `bomb` for a bound, `encrypted`, or `unreadable` for a truncated or malformed archive.
+ */
+export function readDocumentArchive(path: string, wanted: readonly string[]): Promise<ArchiveListing> {
+  return checkArchive(path, wanted, { entries: 0, bytes: 0 }, '', 0);
 }

@@ -57,3 +57,8 @@ export function manyEntries(count: number): Buffer {
   for (let index = 0; index < count; index += 1) extra[`word/media/e${index}.bin`] = new Uint8Array(0);
   return docxWith(extra);
 }
+
+/** A docx that embeds `inner` as a workbook, as Word stores an embedded Excel object. */
+export function embedding(inner: Buffer, name = 'word/embeddings/Microsoft_Excel_Worksheet.xlsx'): Buffer {
+  return docxWith({ [name]: new Uint8Array(inner) });
+}

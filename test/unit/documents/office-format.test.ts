@@ -9,7 +9,7 @@ import { identifyOfficeDocument } from '#shared/documents/office-format.ts';
 import { zipBounds } from '#shared/documents/office-limits.ts';
 import { failure } from '../../support/http-error.ts';
 import { makeDocx, makeOdt, makePptx, makeRtf, makeXlsx } from '../../support/office-documents.ts';
-import { declaredBomb, lyingBomb, manyEntries, ratioBomb } from '../../support/zip-bombs.ts';
+import { declaredBomb, embedding, lyingBomb, manyEntries, ratioBomb } from '../../support/zip-bombs.ts';
 
 let dir = '';
 let count = 0;
@@ -119,6 +119,33 @@ describe('identifyOfficeDocument: ZIP bombs are refused before any office suite 
     const error = await failure(identify(lyingBomb()));
     expect(error.code).toBe('invalid_source_file');
     expect(error.message).toContain('more than it declares');
+  });
+
+  it('refuses a bomb inside an embedded document, and inside a document embedded in that', async () => {
+    const once = await failure(identify(embedding(ratioBomb())));
+    expect(once.code).toBe('invalid_source_file');
+    expect(once.message).toMatch(
+      /A part of the document \(inside word\/embeddings\/Microsoft_Excel_Worksheet\.xlsx\) inflates \d+ times/,
+    );
+    const twice = await failure(identify(embedding(embedding(ratioBomb()))));
+    expect(twice.message).toContain(
+      '(inside word/embeddings/Microsoft_Excel_Worksheet.xlsx › word/embeddings/',
+    );
+  });
+
+  it('counts an embedded document against the same totals, and reads a sound one', async () => {
+    expect(await identify(embedding(makeXlsx([['a', 'b']])))).toBe('docx');
+    // 10,000 parts in the workbook, 4 in the document: each within the bound, together past it.
+    const error = await failure(identify(embedding(manyEntries(zipBounds.maxEntries - 3))));
+    expect(error.message).toMatch(
+      /The document holds \d+ parts \(inside word\/embeddings\/.*\); at most 10000/,
+    );
+  });
+
+  it('refuses an embedded archive that is not a readable ZIP', async () => {
+    const error = await failure(identify(embedding(makeDocx('Hello').subarray(0, 300))));
+    expect(error.code).toBe('invalid_source_file');
+    expect(error.message).toContain('An archive the document embeds (word/embeddings/');
   });
 
   it('refuses more parts than the bound', async () => {
