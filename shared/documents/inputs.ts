@@ -53,10 +53,24 @@ export async function webPage(
   const { body, baseName } = await downloadText(rawUrl, field, request);
   // The URL as the browser will ask for it (normalised), so the guard recognises its own document.
   const url = new URL(rawUrl).href;
-  return { content: { kind: 'document', url, body, contentType: 'text/html' }, baseName };
+  return { content: { kind: 'document', url, body, contentType: htmlTypeOf(body) }, baseName };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The type a downloaded page is served to the browser with. The source's own header is not kept,
+ * so bytes that are valid UTF-8 are declared so (ASCII included, which reads the same); others are
+ * left to the page's own `<meta charset>` and the browser's detection.
+ */
+export function htmlTypeOf(body: Buffer): string {
+  try {
+    utf8.decode(body);
+    return 'text/html; charset=utf-8';
+  } catch {
+    return 'text/html';
+  }
+}
 
 /** A text file's bytes as UTF-8, else 400 invalid_source_file. */
 export function decodeUtf8(body: Buffer, field: string): string {

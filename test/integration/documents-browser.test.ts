@@ -125,13 +125,15 @@ describe('/html-to-pdf and /url-to-pdf', () => {
     sources.serve('/site/logo.png', pngSquare('green'), 'image/png');
     const url = sources.serve(
       '/site/about.html',
-      '<!doctype html><link rel="stylesheet" href="style.css"><h1>About us</h1><img src="logo.png">',
+      '<!doctype html><link rel="stylesheet" href="style.css"><h1>About us</h1><img src="logo.png"><p>Zürich Ωμέγα</p>',
       'text/html',
     );
     const response = await post(open, '/url-to-pdf', { url, pageSize: 'a5' });
     const pdf = await pdfFrom(response);
     expect(response.headers.get('content-disposition')).toContain('about.pdf');
     expect(textOf(pdf)).toContain('ABOUT US');
+    // No charset declared anywhere: UTF-8 bytes are still read as UTF-8.
+    expect(textOf(pdf)).toContain('Zürich Ωμέγα');
     expect(imageCountOf(pdf)).toBe(1);
     expect(Math.round(pageSizeOf(pdf).width)).toBe(420);
   });
