@@ -15,7 +15,8 @@ import {
   StandardFonts,
 } from 'pdf-lib';
 import sharp from 'sharp';
-import { type CompressionLevel, compressionLevels, compressPdf } from '#shared/pdf/compress.ts';
+import { compressPdf } from '#shared/pdf/compress.ts';
+import { type CompressionLevel, compressionLevels } from '#shared/pdf/limits.ts';
 
 /** Photo-like pixels: blurred noise with a colour gradient. */
 async function photoPixels(width: number, height: number): Promise<Buffer> {

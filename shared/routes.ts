@@ -3,6 +3,7 @@ import { documentRoutes } from '#shared/routes/documents.ts';
 import { imageRoutes } from '#shared/routes/image.ts';
 import { jobsRoutes } from '#shared/routes/jobs.ts';
 import { mediaRoutes } from '#shared/routes/media.ts';
+import { officeRoutes } from '#shared/routes/office.ts';
 import { pdfRoutes } from '#shared/routes/pdf.ts';
 import { systemRoutes } from '#shared/routes/system.ts';
 import { textRoutes } from '#shared/routes/text.ts';
@@ -16,6 +17,7 @@ export const routes: readonly RouteSpec[] = [
   ...imageRoutes,
   ...pdfRoutes,
   ...documentRoutes,
+  ...officeRoutes,
   ...mediaRoutes,
   ...textRoutes,
   ...cryptoRoutes,

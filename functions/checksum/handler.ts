@@ -1,10 +1,9 @@
 import { checksumOf } from '#shared/crypto/checksum.ts';
-import { checksumBody } from '#shared/crypto/schemas.ts';
 import { createJsonHandler } from '#shared/http/stack.ts';
+import { checksumRoute } from '#shared/routes/crypto.ts';
 
 export const handler = createJsonHandler(
-  'checksum',
-  checksumBody,
+  checksumRoute,
   ({ body, workspace, limits, caller, signal, deadline }) =>
     checksumOf(body.sourceUrl, body.algorithm, {
       workspace,

@@ -1,7 +1,7 @@
 import { decryptText } from '#shared/crypto/decrypt.ts';
-import { decryptBody } from '#shared/crypto/schemas.ts';
 import { createJsonHandler } from '#shared/http/stack.ts';
+import { decryptRoute } from '#shared/routes/crypto.ts';
 
-export const handler = createJsonHandler('decrypt', decryptBody, async ({ body }) => ({
+export const handler = createJsonHandler(decryptRoute, async ({ body }) => ({
   text: await decryptText(body.ciphertext, body.passphrase),
 }));

@@ -1,5 +1,6 @@
 import { docsPage, docsPageEtag, docsSecurityPolicy } from '#functions/docs/page.ts';
 import { createGetHandler } from '#shared/http/stack.ts';
+import { docsRoute } from '#shared/routes/system.ts';
 
 /** True when the caller's `If-None-Match` names the page it is about to get. */
 function alreadyHeld(headers: Record<string, string | undefined> | null): boolean | undefined {
@@ -7,7 +8,7 @@ function alreadyHeld(headers: Record<string, string | undefined> | null): boolea
   return value?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === docsPageEtag);
 }
 
-export const handler = createGetHandler('docs', () => ({
+export const handler = createGetHandler(docsRoute, () => ({
   statusCode: 200,
   headers: {
     'Content-Type': 'text/html; charset=utf-8',

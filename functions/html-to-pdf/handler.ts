@@ -1,5 +1,5 @@
 import { htmlToPdf } from '#shared/documents/convert.ts';
-import { htmlToPdfBody } from '#shared/documents/schemas.ts';
-import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { htmlToPdfRoute } from '#shared/routes/documents.ts';
 
-export const handler = createFileHandler('html-to-pdf', htmlToPdfBody, htmlToPdf);
+export const handler = createFileHandler(htmlToPdfRoute, htmlToPdf);

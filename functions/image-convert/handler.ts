@@ -1,9 +1,9 @@
-import { createFileHandler } from '#shared/http/file-handler.ts';
 import { convertImage } from '#shared/image/convert.ts';
 import { downloadImage } from '#shared/image/download.ts';
-import { imageConvertBody } from '#shared/image/schemas.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { imageConvertRoute } from '#shared/routes/image.ts';
 
-export const handler = createFileHandler('image-convert', imageConvertBody, async (request) => {
+export const handler = createFileHandler(imageConvertRoute, async (request) => {
   const { sourceUrl, ...options } = request.body;
   const source = await downloadImage(sourceUrl, request);
   const file = await convertImage(source, options, request.workspace);

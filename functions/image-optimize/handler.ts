@@ -1,9 +1,9 @@
-import { createFileHandler } from '#shared/http/file-handler.ts';
 import { downloadImage } from '#shared/image/download.ts';
 import { optimizeImage } from '#shared/image/optimize.ts';
-import { imageOptimizeBody } from '#shared/image/schemas.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { imageOptimizeRoute } from '#shared/routes/image.ts';
 
-export const handler = createFileHandler('image-optimize', imageOptimizeBody, async (request) => {
+export const handler = createFileHandler(imageOptimizeRoute, async (request) => {
   const { sourceUrl, ...options } = request.body;
   const source = await downloadImage(sourceUrl, request);
   const file = await optimizeImage(source, options, request.workspace);

@@ -1,9 +1,9 @@
-import { createFileHandler } from '#shared/http/file-handler.ts';
 import { downloadImage } from '#shared/image/download.ts';
 import { resizeImage } from '#shared/image/resize.ts';
-import { imageResizeBody } from '#shared/image/schemas.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { imageResizeRoute } from '#shared/routes/image.ts';
 
-export const handler = createFileHandler('image-resize', imageResizeBody, async (request) => {
+export const handler = createFileHandler(imageResizeRoute, async (request) => {
   const { sourceUrl, ...options } = request.body;
   const source = await downloadImage(sourceUrl, request);
   const file = await resizeImage(source, options, request.workspace);

@@ -1,11 +1,11 @@
-import { imageInputFormats } from '#shared/formats.ts';
-import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
 import { imagesToPdf } from '#shared/pdf/image-to-pdf.ts';
-import { PDF_TYPE } from '#shared/pdf/output.ts';
-import { imageToPdfBody } from '#shared/pdf/schemas.ts';
+import { PDF_TYPE } from '#shared/pdf/limits.ts';
 import { downloadBatch } from '#shared/pdf/sources.ts';
+import { imageToPdfRoute } from '#shared/routes/pdf.ts';
+import { imageInputFormats } from '#shared/source/formats.ts';
 
-export const handler = createFileHandler('image-to-pdf', imageToPdfBody, async (request) => {
+export const handler = createFileHandler(imageToPdfRoute, async (request) => {
   const { sources: urls, pageSize, margin } = request.body;
   const sources = await downloadBatch(urls, imageInputFormats, request);
   const path = await request.workspace.file('images.pdf');

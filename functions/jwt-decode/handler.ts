@@ -1,5 +1,5 @@
 import { decodeToken } from '#shared/crypto/jwt-decode.ts';
-import { jwtDecodeBody } from '#shared/crypto/schemas.ts';
 import { createJsonHandler } from '#shared/http/stack.ts';
+import { jwtDecodeRoute } from '#shared/routes/crypto.ts';
 
-export const handler = createJsonHandler('jwt-decode', jwtDecodeBody, ({ body }) => decodeToken(body.token));
+export const handler = createJsonHandler(jwtDecodeRoute, ({ body }) => decodeToken(body.token));

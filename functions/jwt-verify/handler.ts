@@ -1,5 +1,5 @@
 import { verifyJwt } from '#shared/crypto/jwt-verify.ts';
-import { jwtVerifyBody } from '#shared/crypto/schemas.ts';
 import { createJsonHandler } from '#shared/http/stack.ts';
+import { jwtVerifyRoute } from '#shared/routes/crypto.ts';
 
-export const handler = createJsonHandler('jwt-verify', jwtVerifyBody, ({ body }) => verifyJwt(body));
+export const handler = createJsonHandler(jwtVerifyRoute, ({ body }) => verifyJwt(body));

@@ -1,5 +1,5 @@
 import { markdownToPdf } from '#shared/documents/convert.ts';
-import { markdownToPdfBody } from '#shared/documents/schemas.ts';
-import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { markdownToPdfRoute } from '#shared/routes/documents.ts';
 
-export const handler = createFileHandler('markdown-to-pdf', markdownToPdfBody, markdownToPdf);
+export const handler = createFileHandler(markdownToPdfRoute, markdownToPdf);

@@ -1,10 +1,10 @@
-import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
 import { compressPdf } from '#shared/pdf/compress.ts';
-import { PDF_TYPE } from '#shared/pdf/output.ts';
-import { pdfCompressBody } from '#shared/pdf/schemas.ts';
+import { PDF_TYPE } from '#shared/pdf/limits.ts';
 import { downloadPdf } from '#shared/pdf/sources.ts';
+import { pdfCompressRoute } from '#shared/routes/pdf.ts';
 
-export const handler = createFileHandler('pdf-compress', pdfCompressBody, async (request) => {
+export const handler = createFileHandler(pdfCompressRoute, async (request) => {
   const source = await downloadPdf(request.body.sourceUrl, request);
   const path = await request.workspace.file('compressed.pdf');
   const result = await compressPdf(source.path, path, request.body.level, request.onProgress);

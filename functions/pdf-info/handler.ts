@@ -1,9 +1,9 @@
 import { createJsonHandler } from '#shared/http/stack.ts';
 import { readPdfInfo } from '#shared/pdf/info.ts';
-import { pdfInfoBody } from '#shared/pdf/schemas.ts';
 import { downloadPdf } from '#shared/pdf/sources.ts';
+import { pdfInfoRoute } from '#shared/routes/pdf.ts';
 
-export const handler = createJsonHandler('pdf-info', pdfInfoBody, async (request) => {
+export const handler = createJsonHandler(pdfInfoRoute, async (request) => {
   const source = await downloadPdf(request.body.sourceUrl, request);
   return readPdfInfo(source.path, source.sizeBytes);
 });

@@ -1,10 +1,10 @@
-import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { PDF_TYPE } from '#shared/pdf/limits.ts';
 import { mergePdfs } from '#shared/pdf/merge.ts';
-import { PDF_TYPE } from '#shared/pdf/output.ts';
-import { pdfMergeBody } from '#shared/pdf/schemas.ts';
 import { downloadBatch } from '#shared/pdf/sources.ts';
+import { pdfMergeRoute } from '#shared/routes/pdf.ts';
 
-export const handler = createFileHandler('pdf-merge', pdfMergeBody, async (request) => {
+export const handler = createFileHandler(pdfMergeRoute, async (request) => {
   const sources = await downloadBatch(request.body.sources, ['pdf'], request);
   const path = await request.workspace.file('merged.pdf');
   await mergePdfs(

@@ -1,12 +1,11 @@
-import { createFileHandler } from '#shared/http/file-handler.ts';
-import { PDF_TYPE } from '#shared/pdf/output.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { PDF_TYPE, ZIP_TYPE } from '#shared/pdf/limits.ts';
 import { parseRangeSpec } from '#shared/pdf/ranges.ts';
-import { pdfSplitBody } from '#shared/pdf/schemas.ts';
 import { downloadPdf } from '#shared/pdf/sources.ts';
 import { splitPdf } from '#shared/pdf/split.ts';
-import { ZIP_TYPE } from '#shared/pdf/zip.ts';
+import { pdfSplitRoute } from '#shared/routes/pdf.ts';
 
-export const handler = createFileHandler('pdf-split', pdfSplitBody, async (request) => {
+export const handler = createFileHandler(pdfSplitRoute, async (request) => {
   // Malformed ranges are refused before anything is downloaded.
   const ranges =
     request.body.ranges === undefined ? undefined : parseRangeSpec(request.body.ranges, 'ranges');

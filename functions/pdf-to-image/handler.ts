@@ -1,11 +1,11 @@
-import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { rasterTypes, ZIP_TYPE } from '#shared/pdf/limits.ts';
 import { parseRangeSpec } from '#shared/pdf/ranges.ts';
-import { rasterizePdf, rasterTypes } from '#shared/pdf/rasterize.ts';
-import { pdfToImageBody } from '#shared/pdf/schemas.ts';
+import { rasterizePdf } from '#shared/pdf/rasterize.ts';
 import { downloadPdf } from '#shared/pdf/sources.ts';
-import { ZIP_TYPE } from '#shared/pdf/zip.ts';
+import { pdfToImageRoute } from '#shared/routes/pdf.ts';
 
-export const handler = createFileHandler('pdf-to-image', pdfToImageBody, async (request) => {
+export const handler = createFileHandler(pdfToImageRoute, async (request) => {
   const { sourceUrl, dpi } = request.body;
   const format = request.body.outputFormat === 'jpeg' ? 'jpg' : request.body.outputFormat;
   // Malformed page ranges are refused before anything is downloaded.

@@ -1,7 +1,7 @@
 import { randomBytesEncoded } from '#shared/crypto/random-bytes.ts';
-import { randomBytesBody } from '#shared/crypto/schemas.ts';
 import { createJsonHandler } from '#shared/http/stack.ts';
+import { randomBytesRoute } from '#shared/routes/crypto.ts';
 
-export const handler = createJsonHandler('random-bytes', randomBytesBody, ({ body }) => ({
+export const handler = createJsonHandler(randomBytesRoute, ({ body }) => ({
   random: randomBytesEncoded(body.bytes, body.encoding),
 }));

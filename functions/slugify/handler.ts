@@ -1,7 +1,7 @@
 import { createJsonHandler } from '#shared/http/stack.ts';
-import { slugifyBody } from '#shared/text/schemas.ts';
+import { slugifyRoute } from '#shared/routes/text.ts';
 import { slugify } from '#shared/text/slugify.ts';
 
-export const handler = createJsonHandler('slugify', slugifyBody, ({ body }) => ({
+export const handler = createJsonHandler(slugifyRoute, ({ body }) => ({
   slug: slugify(body.text, body),
 }));

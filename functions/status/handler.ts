@@ -2,9 +2,9 @@ import { engineVersions } from '#functions/status/engines.ts';
 import { config } from '#shared/config.ts';
 import { jsonResponse } from '#shared/http/respond.ts';
 import { createGetHandler } from '#shared/http/stack.ts';
-import type { StatusView } from '#shared/routes/system.ts';
+import { type StatusView, statusRoute } from '#shared/routes/system.ts';
 
-export const handler = createGetHandler('status', async ({ caller, limits }) => {
+export const handler = createGetHandler(statusRoute, async ({ caller, limits }) => {
   const status: StatusView = {
     status: 'ok',
     version: config.SERVICE_VERSION,

@@ -1,8 +1,8 @@
 import { createJsonHandler } from '#shared/http/stack.ts';
-import { textCaseBody } from '#shared/text/schemas.ts';
+import { textCaseRoute } from '#shared/routes/text.ts';
 import { changeCase } from '#shared/text/text-case.ts';
 
-export const handler = createJsonHandler('text-case', textCaseBody, ({ body }) => ({
+export const handler = createJsonHandler(textCaseRoute, ({ body }) => ({
   case: body.case,
   result: changeCase(body.text, body.case),
 }));

@@ -1,5 +1,5 @@
 import { createJsonHandler } from '#shared/http/stack.ts';
-import { textStatsBody } from '#shared/text/schemas.ts';
+import { textStatsRoute } from '#shared/routes/text.ts';
 import { textStats } from '#shared/text/text-stats.ts';
 
-export const handler = createJsonHandler('text-stats', textStatsBody, ({ body }) => textStats(body.text));
+export const handler = createJsonHandler(textStatsRoute, ({ body }) => textStats(body.text));

@@ -1,5 +1,5 @@
 import { urlToPdf } from '#shared/documents/convert.ts';
-import { urlToPdfBody } from '#shared/documents/schemas.ts';
-import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { urlToPdfRoute } from '#shared/routes/documents.ts';
 
-export const handler = createFileHandler('url-to-pdf', urlToPdfBody, urlToPdf);
+export const handler = createFileHandler(urlToPdfRoute, urlToPdf);

@@ -1,7 +1,7 @@
-import { uuidBody } from '#shared/crypto/schemas.ts';
 import { generateUuids } from '#shared/crypto/uuid.ts';
 import { createJsonHandler } from '#shared/http/stack.ts';
+import { uuidRoute } from '#shared/routes/crypto.ts';
 
-export const handler = createJsonHandler('uuid', uuidBody, ({ body }) => ({
+export const handler = createJsonHandler(uuidRoute, ({ body }) => ({
   uuids: generateUuids(body.version, body.count),
 }));

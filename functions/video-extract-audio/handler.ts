@@ -1,9 +1,9 @@
-import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
 import { convertAudio } from '#shared/media/convert-audio.ts';
-import { extractAudioBody } from '#shared/media/schemas.ts';
 import { downloadMedia, mediaContext } from '#shared/media/source.ts';
+import { videoExtractAudioRoute } from '#shared/routes/media.ts';
 
-export const handler = createFileHandler('video-extract-audio', extractAudioBody, async (request) => {
+export const handler = createFileHandler(videoExtractAudioRoute, async (request) => {
   const { sourceUrl, ...options } = request.body;
   return convertAudio(await downloadMedia(sourceUrl, request), options, mediaContext(request));
 });

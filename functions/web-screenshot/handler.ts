@@ -1,5 +1,5 @@
 import { webScreenshot } from '#shared/documents/convert.ts';
-import { webScreenshotBody } from '#shared/documents/schemas.ts';
-import { createFileHandler } from '#shared/http/file-handler.ts';
+import { createFileHandler } from '#shared/jobs/file-handler.ts';
+import { webScreenshotRoute } from '#shared/routes/documents.ts';
 
-export const handler = createFileHandler('web-screenshot', webScreenshotBody, webScreenshot);
+export const handler = createFileHandler(webScreenshotRoute, webScreenshot);

@@ -4,7 +4,6 @@ import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES }
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { sizingFor } from '#infra/stack/sizing.ts';
 import { authorize } from '#shared/auth/authorize.ts';
 import { callerToContext } from '#shared/auth/caller.ts';
 import { type ApiKeyRecord, parseApiKeys } from '#shared/auth/keys.ts';
@@ -13,6 +12,7 @@ import { statusOf } from '#shared/http/errors.ts';
 import { corsHeaders, JSON_TYPE, preflightHeaders } from '#shared/http/headers.ts';
 import { log } from '#shared/log.ts';
 import { routes } from '#shared/routes.ts';
+import { bufferedTimeoutSeconds } from '#shared/routes/sizing.ts';
 import { tiers } from '#shared/tiers.ts';
 import { proxyHeaders, toProxyEvent } from './event.ts';
 import { answerForEndedInvocation } from './invocation-failure.ts';
@@ -46,9 +46,6 @@ export interface Gateway {
   invokeAsync(functionName: string, payload: unknown): void;
   close(): Promise<void>;
 }
-
-/** API Gateway gives up on a buffered (non-streamed) integration after 29 s. */
-const BUFFERED_INTEGRATION_TIMEOUT_MS = 29_000;
 
 /** One request as the gateway tracks it. */
 interface Call {
@@ -142,11 +139,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       authorizer: { principalId: caller.callerId, ...callerToContext(caller) },
     });
     const functionName = found.route.function;
-    const { timeoutSeconds } = sizingFor(found.route);
+    // API Gateway cuts a buffered integration at 29 s; a streamed one runs to the function's timeout.
+    const { timeoutSeconds } = found.route.sizing;
     const timeoutMs =
       found.route.kind === 'file'
         ? timeoutSeconds * 1000
-        : Math.min(timeoutSeconds * 1000, BUFFERED_INTEGRATION_TIMEOUT_MS);
+        : Math.min(timeoutSeconds, bufferedTimeoutSeconds) * 1000;
     // The caller leaving stops the work, as it would be wasted.
     const gone = new AbortController();
     response.once('close', () => {

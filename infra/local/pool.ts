@@ -3,7 +3,7 @@ import { log } from '#shared/log.ts';
 import type { InvokeResult } from './invoke.ts';
 import { InvocationEnded, WorkerProcess } from './worker-process.ts';
 
-/** A function's memory size and timeout, as the CDK stack gives them (infra/stack/sizing.ts). */
+/** A function's memory size and timeout, as the CDK stack gives them (the route table's rows). */
 export interface WorkerSizing {
   memoryMiB: number;
   timeoutSeconds: number;

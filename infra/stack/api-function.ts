@@ -2,9 +2,9 @@ import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { FunctionSizing } from '#shared/routes/sizing.ts';
 import { browserEnvironment } from './browser-layer.ts';
 import type { FunctionBundle, LayerName } from './bundle.ts';
-import type { FunctionSizing } from './sizing.ts';
 
 /** Lambda's limit on a function's code plus all its layers, unzipped. */
 export const unzippedLimitBytes = 250 * 1024 * 1024;

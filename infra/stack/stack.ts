@@ -14,7 +14,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { corsPreflight } from '#shared/http/headers.ts';
 import { JOB_START_WINDOW_MS } from '#shared/jobs/record.ts';
+import { authorizerSizing } from '#shared/routes/sizing.ts';
+import { routeName } from '#shared/routes/types.ts';
 import { type RouteSpec, routes as routeTable } from '#shared/routes.ts';
 import { tierNames } from '#shared/tiers.ts';
 import type { BuiltLayer } from '../../layers/layer.ts';
@@ -28,14 +31,10 @@ import { addGatewayResponses } from './gateway-responses.ts';
 import { JobStorage } from './job-storage.ts';
 import { Monitoring } from './monitoring.ts';
 import { OfficeFunction, officeFunctionName } from './office-function.ts';
-import { authorizerSizing, sizingFor } from './sizing.ts';
 import { defaultFreeTierClients, planRequestsPerMinute, throttleFor } from './throttle.ts';
 
 /** The gateway authorizer's folder under functions/. */
 export const authorizerFunction = 'authorizer';
-
-/** Request headers a browser may send on a cross-origin call. */
-export const corsAllowHeaders = ['Content-Type', 'x-api-key', 'x-marketplace-proxy-secret'];
 
 export interface FileConversionStackProps extends StackProps {
   /** One bundle per function of the route table, plus the authorizer's (bundleFunctions). */
@@ -60,9 +59,6 @@ export interface FileConversionStackProps extends StackProps {
   /** Reserve concurrency per function (the cost ceiling); default true. */
   reservedConcurrency?: boolean | undefined;
 }
-
-/** The `route` dimension of a function's request metrics: the name its handler registers. */
-export const metricRouteOf = (functionName: string) => functionName.replaceAll('/', '-');
 
 /** The route's function, in the words of the route table. */
 const describeRoute = (route: RouteSpec) => `${route.method} ${route.path}: ${route.summary}`.slice(0, 256);
@@ -121,22 +117,22 @@ export class FileConversionStack extends Stack {
       const FunctionClass = route.function === officeFunctionName ? OfficeFunction : ApiFunction;
       const fn = new FunctionClass(this, `${constructId(route.function)}Function`, {
         bundle: bundleOf(route.function),
-        sizing: sizingFor(route),
+        sizing: route.sizing,
         layers,
         description: describeRoute(route),
         reservedConcurrency: reserve ? reservedConcurrencyFor(route.tag, freeTierClients) : undefined,
         environment: {
           ...commonEnvironment,
-          ...(rowsOfFunction.some((row) => row.kind === 'file' || row.tag === 'Jobs')
+          ...(rowsOfFunction.some((row) => row.jobStore !== undefined)
             ? { JOBS_BUCKET: this.storage.bucket.bucketName }
             : {}),
-          ...(rowsOfFunction.some((row) => row.kind === 'file')
+          ...(rowsOfFunction.some((row) => row.jobStore === 'run')
             ? { WEBHOOK_SECRET_ARN: this.storage.webhookSecret.secretArn }
             : {}),
         },
       });
-      if (rowsOfFunction.some((row) => row.kind === 'file')) this.grantJobRunner(fn);
-      else if (rowsOfFunction.some((row) => row.tag === 'Jobs')) this.storage.grantJobReader(fn);
+      if (rowsOfFunction.some((row) => row.jobStore === 'run')) this.grantJobRunner(fn);
+      else if (rowsOfFunction.some((row) => row.jobStore === 'read')) this.storage.grantJobReader(fn);
       functions.set(route.function, fn);
     }
     this.functions = functions;
@@ -168,7 +164,7 @@ export class FileConversionStack extends Stack {
     (authorizer.node.defaultChild as apigateway.CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
     for (const route of routes) {
       const fn = functions.get(route.function)!;
-      const sizing = sizingFor(route);
+      const sizing = route.sizing;
       const streamed = route.kind === 'file';
       const integration = new apigateway.LambdaIntegration(fn, {
         allowTestInvoke: false,
@@ -221,9 +217,9 @@ export class FileConversionStack extends Stack {
       family.push({
         name: route.function,
         fn,
-        timeoutSeconds: sizingFor(route).timeoutSeconds,
-        metricRoute: metricRouteOf(route.function),
-        runsJobs: route.kind === 'file',
+        timeoutSeconds: route.sizing.timeoutSeconds,
+        metricRoute: routeName(route),
+        runsJobs: route.jobStore === 'run',
       });
       families.set(route.tag, family);
     }
@@ -331,9 +327,9 @@ export class FileConversionStack extends Stack {
       apiKeySourceType: apigateway.ApiKeySourceType.AUTHORIZER,
       defaultCorsPreflightOptions: {
         allowOrigins: apigateway.Cors.ALL_ORIGINS,
-        allowMethods: ['GET', 'POST', 'OPTIONS'],
-        allowHeaders: corsAllowHeaders,
-        maxAge: Duration.hours(1),
+        allowMethods: [...corsPreflight.allowMethods],
+        allowHeaders: [...corsPreflight.allowHeaders],
+        maxAge: Duration.seconds(corsPreflight.maxAgeSeconds),
       },
       // Execution and access logs need the account's API Gateway logging role.
       cloudWatchRole: true,

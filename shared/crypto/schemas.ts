@@ -1,11 +1,6 @@
 import { z } from 'zod';
-import {
-  digestEncodings,
-  hashAlgorithms,
-  hmacAlgorithms,
-  passwordHashAlgorithms,
-  randomEncodings,
-} from '#shared/formats.ts';
+import { hmacAlgorithms, passwordHashAlgorithms, randomEncodings } from '#shared/crypto/limits.ts';
+import { digestEncodings, hashAlgorithms } from '#shared/text/limits.ts';
 import { unicodeText } from '#shared/text/schemas.ts';
 
 export type HmacAlgorithm = (typeof hmacAlgorithms)[number];

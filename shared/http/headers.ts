@@ -5,11 +5,18 @@ export const corsHeaders: Record<string, string> = {
     'X-Request-Id, X-Original-Size, X-Output-Size, Content-Disposition, Retry-After, RateLimit, RateLimit-Policy',
 };
 
+/** What a browser may send cross-origin, and how long it may cache the answer: API Gateway and the local gateway. */
+export const corsPreflight = {
+  allowMethods: ['GET', 'POST', 'OPTIONS'],
+  allowHeaders: ['Content-Type', 'x-api-key', 'x-marketplace-proxy-secret'],
+  maxAgeSeconds: 3600,
+} as const;
+
 export const preflightHeaders: Record<string, string> = {
   ...corsHeaders,
-  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, X-Api-Key, X-Marketplace-Proxy-Secret',
-  'Access-Control-Max-Age': '600',
+  'Access-Control-Allow-Methods': corsPreflight.allowMethods.join(', '),
+  'Access-Control-Allow-Headers': corsPreflight.allowHeaders.join(', '),
+  'Access-Control-Max-Age': String(corsPreflight.maxAgeSeconds),
 };
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -13,12 +13,14 @@ import {
   validateBody,
 } from '#shared/http/middleware.ts';
 import { type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
+import { type RouteSpec, routeName } from '#shared/routes/types.ts';
+import type { SourceRequest } from '#shared/source/request.ts';
 import { measureStages, stage } from '#shared/stages.ts';
 import { type TierLimits, tiers } from '#shared/tiers.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
 /** What a route's work function is given: the validated body and the request's context. */
-export interface CallInput<Body> {
+export interface CallInput<Body> extends SourceRequest {
   body: Body;
   caller: Caller;
   limits: TierLimits;
@@ -70,33 +72,33 @@ export function runWork<Body, Result>(
   return measureStages(scopeOf(event).stages, () => stage('engine', () => work(input)));
 }
 
-export function postStack(route: string, schema: z.ZodType, streaming: boolean) {
+/** A row whose body schema the handler validates. */
+export type PostRoute<S extends z.ZodType> = RouteSpec<S> & { body: S };
+
+/** The middy stack of a POST route: scope, errors, the JSON body read and checked against the row's schema. */
+export function postStack(route: RouteSpec & { body: z.ZodType }, streaming: boolean) {
   return middy<APIGatewayProxyEvent, HttpResponse>({
     requestEnd: endRequest,
     ...(streaming ? { executionMode: executionModeStreamifyResponse } : {}),
   })
-    .use(requestScope(route))
+    .use(requestScope(routeName(route)))
     .use(errorResponses())
     .use(jsonBodyGuard())
     .use(httpJsonBodyParser({ disableContentTypeCheck: true }))
-    .use(validateBody(schema));
+    .use(validateBody(route.body));
 }
 
 /** A POST route that answers JSON (buffered). */
-export function createJsonHandler<S extends z.ZodType>(
-  route: string,
-  schema: S,
-  work: Work<z.infer<S>, unknown>,
-) {
-  return postStack(route, schema, false).handler(async (event, context, { signal }) =>
+export function createJsonHandler<S extends z.ZodType>(route: PostRoute<S>, work: Work<z.infer<S>, unknown>) {
+  return postStack(route, false).handler(async (event, context, { signal }) =>
     jsonResponse(200, await runWork(work, inputFor(event, signal, context), event)),
   );
 }
 
 /** A GET route; the work function builds the whole answer. */
-export function createGetHandler(route: string, work: Work<undefined, HttpResponse>) {
+export function createGetHandler(route: RouteSpec, work: Work<undefined, HttpResponse>) {
   return middy<APIGatewayProxyEvent, HttpResponse>({ requestEnd: endRequest })
-    .use(requestScope(route))
+    .use(requestScope(routeName(route)))
     .use(errorResponses())
     .handler(async (event, context, { signal }) => work(inputFor(event, signal, context)));
 }

@@ -1,7 +1,8 @@
 import type { Rgba } from '#shared/image/colour.ts';
 import { type RequestedFormat, writableFormat } from '#shared/image/formats.ts';
+import type { Fit } from '#shared/image/limits.ts';
 import { type ImageFile, type ImageSource, imageFile, outputPath } from '#shared/image/output-file.ts';
-import { type Fit, renderImage } from '#shared/image/render.ts';
+import { renderImage } from '#shared/image/render.ts';
 import type { SvgMode } from '#shared/image/svg-output.ts';
 import type { Workspace } from '#shared/workspace.ts';
 

@@ -1,18 +1,13 @@
-import type { CallInput } from '#shared/http/stack.ts';
-import { imageInputFormats, isImageInputFormat } from '#shared/image/formats.ts';
+import { isImageInputFormat } from '#shared/image/formats.ts';
 import type { ImageSource } from '#shared/image/output-file.ts';
 import { downloadSource } from '#shared/source/download.ts';
+import { imageInputFormats } from '#shared/source/formats.ts';
+import type { SourceRequest } from '#shared/source/request.ts';
 
 /** Downloads an image source under the source rules, its format sniffed from the bytes. */
 export async function downloadImage(
   url: string,
-  {
-    caller,
-    limits,
-    workspace,
-    signal,
-    deadline,
-  }: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal' | 'deadline'>,
+  { caller, limits, workspace, signal, deadline }: SourceRequest,
 ): Promise<ImageSource & { sizeBytes: number; baseName: string }> {
   const source = await downloadSource(url, {
     workspace,

@@ -1,8 +1,8 @@
 import { ApiError } from '#shared/errors.ts';
-import { imageInputFormats, imageOutputFormats } from '#shared/formats.ts';
-import type { SourceFormat } from '#shared/source/formats.ts';
+import { imageInputFormats, type SourceFormat } from '#shared/source/formats.ts';
 
-export { imageInputFormats, imageOutputFormats };
+/** No HEIC encoder is shipped: heic is an input format only. */
+export const imageOutputFormats = ['jpg', 'png', 'webp', 'avif', 'gif', 'tiff', 'bmp', 'ico', 'svg'] as const;
 export type ImageInputFormat = (typeof imageInputFormats)[number];
 export type ImageOutputFormat = (typeof imageOutputFormats)[number];
 

@@ -2,12 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import sharp, { type Sharp } from 'sharp';
 import { transparent } from '#shared/image/colour.ts';
 import { buildIcon } from '#shared/image/ico.ts';
-
-/** The sizes a favicon is usually asked for: browser tabs, taskbars, desktop and high-DPI icons. */
-export const defaultIconSizes = [16, 32, 48, 256] as const;
-
-/** The largest side an ICO entry can have. */
-export const MAX_ICON_SIZE = 256;
+import { MAX_ICON_SIZE } from '#shared/image/limits.ts';
 
 /**
  * Writes a multi-size ICO: the image is contained in each square size (centred, transparent

@@ -48,3 +48,57 @@ export function assertDecodable({ width, height, frames }: Canvas): void {
     );
   }
 }
+
+/**
+ * What an SVG may hold before it is refused. librsvg reads SVGs with libxml2, which refuses documents
+ * nested deeper than 256 levels anyway; real drawings stay far below both numbers. Together they keep
+ * the check and the renderer after it linear in the size of the file.
+ */
+export const svgLimits = {
+  /** Levels of nested elements, the root element counting as one. */
+  maxDepth: 256,
+  /** Elements in the whole document. */
+  maxElements: 200_000,
+} as const;
+
+/** Inline `data:` images of an SVG, read from their headers before rendering (svg-data-images.ts). */
+export const svgImageLimits = {
+  /** Decoded pixels of all the raster images of one SVG, its nested SVGs' included. */
+  maxPixels: imageLimits.maxPixels,
+  /** SVGs inside SVGs (as data: images), the outer one counting as one level. */
+  maxNesting: 8,
+} as const;
+
+/** Elements an SVG draws once every `<use>` is expanded (svg-references.ts). */
+export const maxDrawnElements = 500_000;
+
+/** Filter primitives run × rendered canvas megapixels: about a minute of CPU at most. */
+export const maxFilterWork = 40;
+
+/** Longest side the tracer works on: the SVG scales it back up to the output size. */
+export const TRACE_MAX_SIDE = 512;
+
+/** The sizes a favicon is usually asked for: browser tabs, taskbars, desktop and high-DPI icons. */
+export const defaultIconSizes = [16, 32, 48, 256] as const;
+
+/** The largest side an ICO entry can have. */
+export const MAX_ICON_SIZE = 256;
+
+export const fits = ['cover', 'contain', 'fill', 'inside', 'outside'] as const;
+export type Fit = (typeof fits)[number];
+
+/** Gravities and smart-crop strategies (sharp's names; `center` is taken for `centre`). */
+export const positions = [
+  'centre',
+  'north',
+  'northeast',
+  'east',
+  'southeast',
+  'south',
+  'southwest',
+  'west',
+  'northwest',
+  'attention',
+  'entropy',
+] as const;
+export type Position = (typeof positions)[number];

@@ -11,11 +11,9 @@ import {
   opaqueTargets,
 } from '#shared/image/formats.ts';
 import { writeIcon } from '#shared/image/icon-output.ts';
+import type { Fit } from '#shared/image/limits.ts';
 import { mapRenderFailure } from '#shared/image/render-failure.ts';
 import { type SvgMode, writeSvg } from '#shared/image/svg-output.ts';
-
-export const fits = ['cover', 'contain', 'fill', 'inside', 'outside'] as const;
-export type Fit = (typeof fits)[number];
 
 export interface Resize {
   width?: number | undefined;

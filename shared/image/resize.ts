@@ -5,25 +5,10 @@ import {
   type RequestedFormat,
   writableFormat,
 } from '#shared/image/formats.ts';
+import type { Fit, Position } from '#shared/image/limits.ts';
 import { type ImageFile, type ImageSource, imageFile, outputPath } from '#shared/image/output-file.ts';
-import { type Fit, renderImage } from '#shared/image/render.ts';
+import { renderImage } from '#shared/image/render.ts';
 import type { Workspace } from '#shared/workspace.ts';
-
-/** Gravities and smart-crop strategies (sharp's names; `center` is taken for `centre`). */
-export const positions = [
-  'centre',
-  'north',
-  'northeast',
-  'east',
-  'southeast',
-  'south',
-  'southwest',
-  'west',
-  'northwest',
-  'attention',
-  'entropy',
-] as const;
-export type Position = (typeof positions)[number];
 
 export interface ResizeOptions {
   width?: number | undefined;

@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { canonicalFormat } from '#shared/formats.ts';
 import { parseCssColour } from '#shared/image/colour.ts';
-import { imageInputFormats, imageOutputFormats, type RequestedFormat } from '#shared/image/formats.ts';
-import { defaultIconSizes, MAX_ICON_SIZE } from '#shared/image/icon-output.ts';
-import { imageLimits } from '#shared/image/limits.ts';
-import { fits } from '#shared/image/render.ts';
-import { positions } from '#shared/image/resize.ts';
+import { imageOutputFormats, type RequestedFormat } from '#shared/image/formats.ts';
+import { defaultIconSizes, fits, imageLimits, MAX_ICON_SIZE, positions } from '#shared/image/limits.ts';
+import { canonicalFormat, imageInputFormats } from '#shared/source/formats.ts';
 
 /** The longest side a request may ask for (the pixel limit still applies to width × height). */
 export const MAX_SIDE = 16_384;

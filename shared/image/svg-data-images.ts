@@ -1,6 +1,6 @@
 import { imageSize } from 'image-size';
 import { ApiError } from '#shared/errors.ts';
-import { imageLimits } from '#shared/image/limits.ts';
+import { imageLimits, svgImageLimits } from '#shared/image/limits.ts';
 
 /**
  * Inline `data:` images of an SVG are decoded by librsvg at their own size, whatever size the SVG
@@ -8,12 +8,6 @@ import { imageLimits } from '#shared/image/limits.ts';
  * libvips' pixel limit (on the SVG's canvas) never sees. Each one's header is read here before
  * rendering, nested SVGs checked the same way, and the decoded pixels bounded per image and in all.
  */
-export const svgImageLimits = {
-  /** Decoded pixels of all the raster images of one SVG, its nested SVGs' included. */
-  maxPixels: imageLimits.maxPixels,
-  /** SVGs inside SVGs (as data: images), the outer one counting as one level. */
-  maxNesting: 8,
-} as const;
 
 /** What the images of one SVG document, and of the SVGs inside it, have used so far. */
 export interface SvgImageBudget {

@@ -1,22 +1,11 @@
 import { SaxesParser } from 'saxes';
 import { ApiError } from '#shared/errors.ts';
+import { svgLimits } from '#shared/image/limits.ts';
 import { checkDataImage, newImageBudget, type SvgImageBudget } from '#shared/image/svg-data-images.ts';
 import { filterTarget, SvgReferences, useTarget } from '#shared/image/svg-references.ts';
 
 const XINCLUDE = 'http://www.w3.org/2001/XInclude';
 const XML = 'http://www.w3.org/XML/1998/namespace';
-
-/**
- * What an SVG may hold before it is refused. librsvg reads SVGs with libxml2, which refuses documents
- * nested deeper than 256 levels anyway; real drawings stay far below both numbers. Together they keep
- * the check and the renderer after it linear in the size of the file.
- */
-export const svgLimits = {
-  /** Levels of nested elements, the root element counting as one. */
-  maxDepth: 256,
-  /** Elements in the whole document. */
-  maxElements: 200_000,
-} as const;
 
 /** A reference that stays inside the document: a fragment (`#id`) or inline data. */
 const isInternal = (reference: string) => {

@@ -2,11 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import ImageTracer from 'imagetracerjs';
 import sharp, { type Sharp } from 'sharp';
 import { defaultQuality } from '#shared/image/encode.ts';
+import { TRACE_MAX_SIDE } from '#shared/image/limits.ts';
 
 export type SvgMode = 'trace' | 'embed';
-
-/** Longest side the tracer works on: the SVG scales it back up to the output size. */
-export const TRACE_MAX_SIDE = 512;
 
 /** Colours the tracer quantises to: enough for logos and drawings, bounded for photos. */
 const TRACE_COLOURS = 16;

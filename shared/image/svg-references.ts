@@ -1,4 +1,5 @@
 import { ApiError } from '#shared/errors.ts';
+import { maxDrawnElements, maxFilterWork } from '#shared/image/limits.ts';
 
 /**
  * How many elements an SVG draws once every `<use>` is expanded, and how many filter primitives
@@ -15,11 +16,6 @@ import { ApiError } from '#shared/errors.ts';
  * work. A filter that a style sheet applies (to elements no selector is resolved for here) counts as
  * applied to every element drawn.
  */
-export const maxDrawnElements = 500_000;
-
-/** Filter primitives run × rendered canvas megapixels: about a minute of CPU at most. */
-export const maxFilterWork = 40;
-
 export class SvgReferences {
   /** For each element in document order: the index of its last descendant. */
   readonly #ends: Int32Array;

@@ -2,12 +2,11 @@ import type { Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { scopeOf } from '#shared/http/middleware.ts';
 import { type FileResult, fileResponse } from '#shared/http/respond.ts';
-import { inputFor, postStack, runWork, type Work } from '#shared/http/stack.ts';
+import { inputFor, type PostRoute, postStack, runWork, type Work } from '#shared/http/stack.ts';
 import { acceptJob } from '#shared/jobs/accept.ts';
 import { withCallback } from '#shared/jobs/callback.ts';
 import { isJobEvent } from '#shared/jobs/dispatch.ts';
 import { runJob } from '#shared/jobs/run.ts';
-import { fileRouteNeeds } from '#shared/routes/types.ts';
 import { openStage } from '#shared/stages.ts';
 
 declare const awslambda: { streamifyResponse<T>(handler: T): T };
@@ -24,14 +23,16 @@ type StreamingHandler = (
  * is answered 202 and the function invokes itself with a job event.
  */
 export function createFileHandler<S extends z.ZodObject>(
-  route: string,
-  schema: S,
+  route: PostRoute<S>,
   work: Work<z.infer<S>, FileResult>,
 ) {
-  const http = postStack(route, withCallback(schema), true).handler(async (event, context, { signal }) => {
+  // A row that names no tiers for async jobs takes none.
+  const needs = route.tierNeeds ?? { asyncJobs: [] };
+  const stack = postStack({ ...route, body: withCallback(route.body) }, true);
+  const http = stack.handler(async (event, context, { signal }) => {
     const input = inputFor<z.infer<S> & { callbackUrl?: string }>(event, signal, context);
     const { callbackUrl, ...body } = input.body;
-    if (callbackUrl !== undefined) return acceptJob(route, fileRouteNeeds, body, callbackUrl, input.caller);
+    if (callbackUrl !== undefined) return acceptJob(route.function, needs, body, callbackUrl, input.caller);
     const file = await runWork(work, { ...input, body: body as z.infer<S> }, event);
     // The answer is streamed after the handler returns; the request's end closes the stage.
     const scope = scopeOf(event);

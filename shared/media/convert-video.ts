@@ -1,3 +1,4 @@
+import type { VideoQuality } from '#shared/media/formats.ts';
 import { demuxerOf, faststartFormats, muxerOf, type VideoOutputFormat } from '#shared/media/formats.ts';
 import { boundedOutputSize } from '#shared/media/frame-bounds.ts';
 import { convertMedia, type MediaContext, type MediaFile, type MediaInput } from '#shared/media/job.ts';
@@ -5,7 +6,6 @@ import { requireStream } from '#shared/media/limits.ts';
 import { encoderThreads, trimmedSeconds, trimOptions } from '#shared/media/options.ts';
 import { firstStream, type MediaInfo, type StreamInfo } from '#shared/media/probe.ts';
 import type { FfmpegJob } from '#shared/media/run.ts';
-import type { VideoQuality } from '#shared/media/schemas.ts';
 
 export interface VideoOptions {
   outputFormat: VideoOutputFormat;

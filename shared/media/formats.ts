@@ -82,3 +82,7 @@ export const muxerOf: Readonly<Record<AudioOutputFormat | VideoOutputFormat, str
 
 /** Containers that get their index moved to the front, so that playback starts before the download ends. */
 export const faststartFormats: ReadonlySet<string> = new Set(['m4a', 'mp4', 'mov']);
+
+/** How hard /video-convert compresses: a speed/size/quality preset of the encoder. */
+export const videoQualities = ['low', 'medium', 'high'] as const;
+export type VideoQuality = (typeof videoQualities)[number];

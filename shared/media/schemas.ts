@@ -4,6 +4,7 @@ import {
   audioOutputFormats,
   imageOutputFormats,
   videoOutputFormats,
+  videoQualities,
 } from '#shared/media/formats.ts';
 
 const sourceUrl = z
@@ -56,9 +57,6 @@ export const audioConvertBody = z
   })
   .superRefine(checkAudioTarget);
 export type AudioConvertBody = z.infer<typeof audioConvertBody>;
-
-export const videoQualities = ['low', 'medium', 'high'] as const;
-export type VideoQuality = (typeof videoQualities)[number];
 
 const dimension = (axis: string) =>
   z

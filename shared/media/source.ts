@@ -1,8 +1,8 @@
-import type { CallInput } from '#shared/http/stack.ts';
 import { isMediaSourceFormat, mediaSourceFormats } from '#shared/media/formats.ts';
 import { identifyMediaFormat } from '#shared/media/identify.ts';
 import type { MediaContext, MediaInput } from '#shared/media/job.ts';
 import { downloadSource } from '#shared/source/download.ts';
+import type { SourceRequest } from '#shared/source/request.ts';
 
 /**
  * Downloads an audio or video source for a media route, its format sniffed and checked; a file the
@@ -10,13 +10,7 @@ import { downloadSource } from '#shared/source/download.ts';
  */
 export async function downloadMedia(
   url: string,
-  {
-    caller,
-    limits,
-    workspace,
-    signal,
-    deadline,
-  }: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal' | 'deadline'>,
+  { caller, limits, workspace, signal, deadline }: SourceRequest,
 ): Promise<MediaInput & { sizeBytes: number }> {
   const source = await downloadSource(url, {
     workspace,
@@ -39,6 +33,6 @@ export function mediaContext({
   workspace,
   signal,
   onProgress,
-}: Pick<CallInput<unknown>, 'caller' | 'limits' | 'workspace' | 'signal' | 'onProgress'>): MediaContext {
+}: SourceRequest & { signal: AbortSignal; onProgress: (percent: number) => void }): MediaContext {
   return { workspace, tier: caller.tier, maxMediaSeconds: limits.maxMediaSeconds, signal, onProgress };
 }

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '#shared/errors.ts';
-import { formatAliases } from '#shared/formats.ts';
 import { errorStatus } from '#shared/http/errors.ts';
 import { errorMeanings } from '#shared/openapi/errors.ts';
+import { formatAliases } from '#shared/source/formats.ts';
 import { type TierLimits, type TierName, tierList, tierNames, tiers } from '#shared/tiers.ts';
 
 /** What the document knows about the routes it describes, to say only what applies to them. */

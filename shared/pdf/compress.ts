@@ -5,21 +5,12 @@ import { deflateBudget, deflateStream } from '#shared/pdf/compress-stream.ts';
 import { storeIdenticalOnce } from '#shared/pdf/dedupe.ts';
 import { type DrawnSize, drawnImageSizes, imageKey } from '#shared/pdf/drawn-sizes.ts';
 import { displayedSize } from '#shared/pdf/info.ts';
+import { type CompressionLevel, levelSettings } from '#shared/pdf/limits.ts';
 import { openPdf } from '#shared/pdf/open.ts';
 import { savePdf } from '#shared/pdf/output.ts';
 import { dropUnreachable } from '#shared/pdf/prune.ts';
 import { guardRendering } from '#shared/pdf/render-guard.ts';
 import { removeActiveContent } from '#shared/pdf/sanitize.ts';
-
-export const compressionLevels = ['low', 'medium', 'high'] as const;
-export type CompressionLevel = (typeof compressionLevels)[number];
-
-/** What each level does to raster images; text, vector art and fonts are never touched. */
-export const levelSettings: Record<CompressionLevel, { dpi: number; quality: number }> = {
-  low: { dpi: 200, quality: 85 },
-  medium: { dpi: 150, quality: 70 },
-  high: { dpi: 100, quality: 60 },
-};
 
 export interface CompressResult {
   originalBytes: number;

@@ -9,10 +9,10 @@ import {
   pushGraphicsState,
 } from 'pdf-lib';
 import sharp, { type Metadata } from 'sharp';
-import type { pdfPageSizes } from '#shared/formats.ts';
 import { decodeToPng } from '#shared/image/decode-to-png.ts';
 import { assertDecodable } from '#shared/image/limits.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
+import type { pdfPageSizes } from '#shared/pdf/limits.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { newPdf, savePdf } from '#shared/pdf/output.ts';
 import { inField } from '#shared/pdf/sources.ts';

@@ -1,4 +1,5 @@
 import { PDFDict, PDFHexString, PDFName, PDFNumber, type PDFPage, PDFString } from 'pdf-lib';
+import { maxListedPageSizes } from '#shared/pdf/limits.ts';
 import { type OpenedPdf, openPdfFile } from '#shared/pdf/open.ts';
 import { visibleBox } from '#shared/pdf/page-box.ts';
 
@@ -16,7 +17,6 @@ export interface PdfInfo {
   sizeBytes: number;
 }
 
-export const maxListedPageSizes = 100;
 const maxTextLength = 1000;
 
 const round = (value: number) => Math.round(value * 100) / 100;

@@ -37,3 +37,38 @@ export const pdfLimits: Readonly<PdfLimits> = {
   /** The largest page side a PDF viewer is required to show, in points (200 inches). */
   maxPageSidePoints: 14_400,
 };
+
+/** Compression levels, and what each does to raster images; text, vector art and fonts are never touched. */
+export const compressionLevels = ['low', 'medium', 'high'] as const;
+export type CompressionLevel = (typeof compressionLevels)[number];
+
+export const levelSettings: Record<CompressionLevel, { dpi: number; quality: number }> = {
+  low: { dpi: 200, quality: 85 },
+  medium: { dpi: 150, quality: 70 },
+  high: { dpi: 100, quality: 60 },
+};
+
+/** The image formats pages are rendered to, and their content types. */
+export const rasterFormats = ['png', 'jpg', 'webp'] as const;
+export type RasterFormat = (typeof rasterFormats)[number];
+
+export const rasterTypes: Record<RasterFormat, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  webp: 'image/webp',
+};
+
+/** The page sizes images are placed on by /image-to-pdf (`fit`: each page the size of its image). */
+export const pdfPageSizes = ['fit', 'a4', 'letter'] as const;
+
+/** Page sizes /pdf-info lists (the first pages of a document). */
+export const maxListedPageSizes = 100;
+
+/** Forms drawn on one page, nested draws multiplied out: past it the page is not rendered. */
+export const maxFormDraws = 100_000;
+
+/** How page ranges are written, as the docs show it. */
+export const rangeSyntax = '"1-3,5,7-"';
+
+export const PDF_TYPE = 'application/pdf';
+export const ZIP_TYPE = 'application/zip';

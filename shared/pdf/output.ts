@@ -4,8 +4,6 @@ import { dropUnreachable } from '#shared/pdf/prune.ts';
 import type { PageRange } from '#shared/pdf/ranges.ts';
 import { removeActiveContent } from '#shared/pdf/sanitize.ts';
 
-export const PDF_TYPE = 'application/pdf';
-
 const producer = 'file-conversion-api';
 const copiedInfo: Array<[string, (doc: PDFDocument, text: string) => void]> = [
   ['Title', (doc, text) => doc.setTitle(text)],

@@ -1,4 +1,5 @@
 import { ApiError } from '#shared/errors.ts';
+import { rangeSyntax } from '#shared/pdf/limits.ts';
 
 /** Pages `first` to `last`, 1-based and inclusive. */
 export interface PageRange {
@@ -13,8 +14,6 @@ export interface RangeTerm {
   last: number | undefined;
   text: string;
 }
-
-export const rangeSyntax = '"1-3,5,7-"';
 
 const termPattern = /^(\d+)(?:\s*(-)\s*(\d*))?$/;
 

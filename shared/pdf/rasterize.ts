@@ -3,24 +3,16 @@ import sharp from 'sharp';
 import { ApiError } from '#shared/errors.ts';
 import { log } from '#shared/log.ts';
 import { displayedSize } from '#shared/pdf/info.ts';
-import { pdfLimits } from '#shared/pdf/limits.ts';
+import type { RasterFormat } from '#shared/pdf/limits.ts';
+import { maxFormDraws, pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdf, pagesOf } from '#shared/pdf/open.ts';
 import { PdfiumPages } from '#shared/pdf/pdfium-pages.ts';
 import { pagesOf as pagesInRanges, type RangeTerm, resolveRanges } from '#shared/pdf/ranges.ts';
-import { guardRendering, maxFormDraws } from '#shared/pdf/render-guard.ts';
+import { guardRendering } from '#shared/pdf/render-guard.ts';
 import { dpiRange } from '#shared/pdf/schemas.ts';
 import { writeZip } from '#shared/pdf/zip.ts';
-import { formatBytes } from '#shared/source/download.ts';
+import { formatBytes } from '#shared/units.ts';
 import type { Workspace } from '#shared/workspace.ts';
-
-export const rasterFormats = ['png', 'jpg', 'webp'] as const;
-export type RasterFormat = (typeof rasterFormats)[number];
-
-export const rasterTypes: Record<RasterFormat, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  webp: 'image/webp',
-};
 
 /** The largest PDF handed to pdfium: its WebAssembly memory ends at 2 GB, pages must fit beside it. */
 export const maxRasterSourceBytes = 500_000_000;

@@ -9,7 +9,7 @@ import {
   PDFRawStream,
   type PDFRef,
 } from 'pdf-lib';
-import { pdfLimits } from '#shared/pdf/limits.ts';
+import { maxFormDraws, pdfLimits } from '#shared/pdf/limits.ts';
 
 /*
  * pdfium is handed only what it can render in bounded time and memory. It follows form XObjects
@@ -27,8 +27,6 @@ const jpx = key('JPXDecode');
 const maxFormDepth = 32;
 /** Decoded content read per stream to count its `Do` operators; past it each name counts once. */
 const maxContentBytes = 16 * 1024 * 1024;
-/** Forms drawn on one page, nested draws multiplied out: past it the page is not rendered. */
-export const maxFormDraws = 100_000;
 
 export interface RenderHazards {
   /** What was changed, for the log. */

@@ -1,7 +1,11 @@
 import { z } from 'zod';
-import { pageImageFormats, pdfCompressionLevels, pdfPageSizes } from '#shared/formats.ts';
-import { maxListedPageSizes } from '#shared/pdf/info.ts';
-import { rangeSyntax } from '#shared/pdf/ranges.ts';
+import {
+  compressionLevels,
+  maxListedPageSizes,
+  pdfPageSizes,
+  rangeSyntax,
+  rasterFormats,
+} from '#shared/pdf/limits.ts';
 import { tiers } from '#shared/tiers.ts';
 
 const url = z.string().min(1).max(4096);
@@ -40,7 +44,7 @@ export type PdfSplitBody = z.infer<typeof pdfSplitBody>;
 export const pdfCompressBody = z.strictObject({
   sourceUrl,
   level: z
-    .enum(pdfCompressionLevels)
+    .enum(compressionLevels)
     .default('medium')
     .describe(
       'How hard raster images are compressed: low (200 dpi, JPEG 85), medium (150, 75), high (100, 60).',
@@ -54,7 +58,7 @@ export const dpiRange = { min: 36, max: 300 } as const;
 export const pdfToImageBody = z.strictObject({
   sourceUrl,
   outputFormat: z
-    .enum([...pageImageFormats, 'jpeg'])
+    .enum([...rasterFormats, 'jpeg'])
     .default('png')
     .describe('The image format of the pages; jpeg is an alias of jpg.'),
   dpi: z

@@ -1,7 +1,9 @@
 import { ApiError, isApiError } from '#shared/errors.ts';
-import { downloadSource, formatBytes, type Source } from '#shared/source/download.ts';
+import { downloadSource, type Source } from '#shared/source/download.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
+import type { SourceRequest } from '#shared/source/request.ts';
 import { type TierLimits, type TierName, tiers, tierThatLifts } from '#shared/tiers.ts';
+import { formatBytes } from '#shared/units.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
 /** Prefixes an error with the request field it concerns, e.g. `sources.2: …`. */
@@ -21,16 +23,6 @@ export function checkBatchSize(count: number, tier: TierName, limits: TierLimits
     'validation_failed',
     `sources: ${count} files are more than the ${limits.maxBatchFiles} per request of the ${tier} tier.${hint}`,
   );
-}
-
-/** What a route's request brings that downloads need (a subset of the stack's CallInput). */
-export interface SourceRequest {
-  workspace: Workspace;
-  caller: { tier: TierName };
-  limits: TierLimits;
-  signal?: AbortSignal;
-  /** When the request must have answered (epoch ms). */
-  deadline?: number;
 }
 
 /** Downloads the one PDF of a request under the contract's download rules. */

@@ -1,8 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
 import { Zip, ZipPassThrough } from 'fflate';
 
-export const ZIP_TYPE = 'application/zip';
-
 /**
  * A ZIP archive written entry by entry to a file: only the entry being added is in memory, never
  * the archive. Entries are stored, not deflated: PDFs, PNG, JPEG and WebP are compressed already.

@@ -5,7 +5,8 @@ import {
   urlToPdfBody,
   webScreenshotBody,
 } from '#shared/documents/schemas.ts';
-import { fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { streamedSizing } from '#shared/routes/sizing.ts';
+import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 const PDF_TYPE = 'application/pdf';
 const samplePage = 'https://example.com/';
@@ -34,115 +35,135 @@ const urlRule =
   'reserved address answers 400 `source_blocked_address`, a redirect 400 `source_redirect`; bytes that are ' +
   'an image, a PDF, audio or video answer 400 `unsupported_input_format`.';
 
+export const htmlToPdfRoute = defineRoute({
+  method: 'POST',
+  path: '/html-to-pdf',
+  function: 'html-to-pdf',
+  kind: 'file',
+  sizing: streamedSizing(2048, 120, 2),
+  jobStore: 'run',
+  formats: { categories: ['document'], inputs: ['html'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'Documents',
+  summary: 'Print an HTML document to PDF',
+  description:
+    'Give exactly one of `html` (the document itself, at most 1 MiB) and `sourceUrl` (an HTML file, whose ' +
+    `relative links resolve against its URL). ${pageRules} ${pageOptionRules} Scripts run only with ` +
+    '`javascript: true`. The file is named `document.pdf`, or after the source: `<name>.pdf`.',
+  body: htmlToPdfBody,
+  produces: [PDF_TYPE],
+  example: { sourceUrl: samplePage, pageSize: 'a4', margin: 36 },
+  moreExamples: {
+    inline: {
+      summary: 'The HTML itself, on US Letter, turned, without backgrounds',
+      body: {
+        html: '<h1>Invoice 42</h1><p>Total: <b>€ 120.00</b></p>',
+        pageSize: 'letter',
+        landscape: true,
+        printBackground: false,
+      },
+    },
+    customSize: {
+      summary: 'A custom page of 400 × 600 points, no margin, scaled to 80 %',
+      body: { html: '<p>Ticket</p>', pageSize: { width: 400, height: 600 }, margin: 0, scale: 0.8 },
+    },
+  },
+  errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
+});
+
+export const urlToPdfRoute = defineRoute({
+  method: 'POST',
+  path: '/url-to-pdf',
+  function: 'url-to-pdf',
+  kind: 'file',
+  sizing: streamedSizing(2048, 120, 2),
+  jobStore: 'run',
+  formats: { categories: ['document'], inputs: ['url'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'Documents',
+  summary: 'Print a web page to PDF',
+  description:
+    `${urlRule} ${pageRules} ${pageOptionRules} \`waitFor\`: \`load\` (default) prints after the load ` +
+    'event, `networkidle` once no request has been open for 500 ms. Scripts run only with `javascript: ' +
+    'true`. The file is named after the page: `<name>.pdf`.',
+  body: urlToPdfBody,
+  produces: [PDF_TYPE],
+  example: { url: samplePage },
+  moreExamples: {
+    scripted: {
+      summary: 'A page that draws itself with scripts, printed once the network is quiet',
+      body: { url: samplePage, javascript: true, waitFor: 'networkidle', pageSize: 'letter' },
+    },
+  },
+  errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
+});
+
+export const markdownToPdfRoute = defineRoute({
+  method: 'POST',
+  path: '/markdown-to-pdf',
+  function: 'markdown-to-pdf',
+  kind: 'file',
+  sizing: streamedSizing(2048, 120, 2),
+  jobStore: 'run',
+  formats: { categories: ['document'], inputs: ['markdown'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'Documents',
+  summary: 'Typeset Markdown as PDF',
+  description:
+    'Give exactly one of `markdown` (at most 1 MiB) and `sourceUrl` (a Markdown file in UTF-8; other bytes ' +
+    'answer 400 `invalid_source_file`). CommonMark with tables, set in a plain print style; raw HTML in the ' +
+    'Markdown is shown as text, never rendered, and no script runs. Images it links are fetched under the ' +
+    `page rules. ${pageRules} ${pageOptionRules} The file is named \`document.pdf\`, or after the source.`,
+  body: markdownToPdfBody,
+  produces: [PDF_TYPE],
+  example: { sourceUrl: sampleMarkdown, pageSize: 'a5' },
+  moreExamples: {
+    inline: {
+      summary: 'The Markdown itself',
+      body: {
+        markdown:
+          '# Release notes\n\n| Version | Date |\n|---|---|\n| 1.2 | 2026-11-25 |\n\n- Faster *exports*\n',
+      },
+    },
+  },
+  errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
+});
+
+export const webScreenshotRoute = defineRoute({
+  method: 'POST',
+  path: '/web-screenshot',
+  function: 'web-screenshot',
+  kind: 'file',
+  sizing: streamedSizing(2048, 120, 2),
+  jobStore: 'run',
+  formats: { categories: ['document'], inputs: ['url', 'html'], outputs: ['png', 'jpg', 'webp'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'Documents',
+  summary: 'Capture a web page or an HTML document as an image',
+  description:
+    'Give exactly one of `url` and `html`. The viewport is `width` × `height` CSS pixels at a device pixel ' +
+    `ratio of 1; \`fullPage\` captures the page down to its end, at most ${maxCaptureHeight} pixels. ` +
+    'Scripts run by default for `url` and not for `html` (`javascript` decides). JPEG and WebP are written ' +
+    `at quality 85. ${urlRule} ${pageRules} The file is named \`page.<format>\`, or after the page.`,
+  body: webScreenshotBody,
+  produces: Object.values(screenshotTypes),
+  example: { url: samplePage, outputFormat: 'png', width: 1280, height: 800 },
+  moreExamples: {
+    fullPage: {
+      summary: 'The whole page as WebP, at a phone’s width',
+      body: { url: samplePage, outputFormat: 'webp', width: 390, height: 844, fullPage: true },
+    },
+    html: {
+      summary: 'An HTML snippet as JPEG',
+      body: { html: '<h1 style="color:#0b4f9c">Hello</h1>', outputFormat: 'jpg', width: 640, height: 360 },
+    },
+  },
+  errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
+});
+
 export const documentRoutes: RouteSpec[] = [
-  {
-    method: 'POST',
-    path: '/html-to-pdf',
-    function: 'html-to-pdf',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'Documents',
-    summary: 'Print an HTML document to PDF',
-    description:
-      'Give exactly one of `html` (the document itself, at most 1 MiB) and `sourceUrl` (an HTML file, whose ' +
-      `relative links resolve against its URL). ${pageRules} ${pageOptionRules} Scripts run only with ` +
-      '`javascript: true`. The file is named `document.pdf`, or after the source: `<name>.pdf`.',
-    body: htmlToPdfBody,
-    produces: [PDF_TYPE],
-    example: { sourceUrl: samplePage, pageSize: 'a4', margin: 36 },
-    moreExamples: {
-      inline: {
-        summary: 'The HTML itself, on US Letter, turned, without backgrounds',
-        body: {
-          html: '<h1>Invoice 42</h1><p>Total: <b>€ 120.00</b></p>',
-          pageSize: 'letter',
-          landscape: true,
-          printBackground: false,
-        },
-      },
-      customSize: {
-        summary: 'A custom page of 400 × 600 points, no margin, scaled to 80 %',
-        body: { html: '<p>Ticket</p>', pageSize: { width: 400, height: 600 }, margin: 0, scale: 0.8 },
-      },
-    },
-    errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
-  },
-  {
-    method: 'POST',
-    path: '/url-to-pdf',
-    function: 'url-to-pdf',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'Documents',
-    summary: 'Print a web page to PDF',
-    description:
-      `${urlRule} ${pageRules} ${pageOptionRules} \`waitFor\`: \`load\` (default) prints after the load ` +
-      'event, `networkidle` once no request has been open for 500 ms. Scripts run only with `javascript: ' +
-      'true`. The file is named after the page: `<name>.pdf`.',
-    body: urlToPdfBody,
-    produces: [PDF_TYPE],
-    example: { url: samplePage },
-    moreExamples: {
-      scripted: {
-        summary: 'A page that draws itself with scripts, printed once the network is quiet',
-        body: { url: samplePage, javascript: true, waitFor: 'networkidle', pageSize: 'letter' },
-      },
-    },
-    errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
-  },
-  {
-    method: 'POST',
-    path: '/markdown-to-pdf',
-    function: 'markdown-to-pdf',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'Documents',
-    summary: 'Typeset Markdown as PDF',
-    description:
-      'Give exactly one of `markdown` (at most 1 MiB) and `sourceUrl` (a Markdown file in UTF-8; other bytes ' +
-      'answer 400 `invalid_source_file`). CommonMark with tables, set in a plain print style; raw HTML in the ' +
-      'Markdown is shown as text, never rendered, and no script runs. Images it links are fetched under the ' +
-      `page rules. ${pageRules} ${pageOptionRules} The file is named \`document.pdf\`, or after the source.`,
-    body: markdownToPdfBody,
-    produces: [PDF_TYPE],
-    example: { sourceUrl: sampleMarkdown, pageSize: 'a5' },
-    moreExamples: {
-      inline: {
-        summary: 'The Markdown itself',
-        body: {
-          markdown:
-            '# Release notes\n\n| Version | Date |\n|---|---|\n| 1.2 | 2026-11-25 |\n\n- Faster *exports*\n',
-        },
-      },
-    },
-    errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
-  },
-  {
-    method: 'POST',
-    path: '/web-screenshot',
-    function: 'web-screenshot',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'Documents',
-    summary: 'Capture a web page or an HTML document as an image',
-    description:
-      'Give exactly one of `url` and `html`. The viewport is `width` × `height` CSS pixels at a device pixel ' +
-      `ratio of 1; \`fullPage\` captures the page down to its end, at most ${maxCaptureHeight} pixels. ` +
-      'Scripts run by default for `url` and not for `html` (`javascript` decides). JPEG and WebP are written ' +
-      `at quality 85. ${urlRule} ${pageRules} The file is named \`page.<format>\`, or after the page.`,
-    body: webScreenshotBody,
-    produces: Object.values(screenshotTypes),
-    example: { url: samplePage, outputFormat: 'png', width: 1280, height: 800 },
-    moreExamples: {
-      fullPage: {
-        summary: 'The whole page as WebP, at a phone’s width',
-        body: { url: samplePage, outputFormat: 'webp', width: 390, height: 844, fullPage: true },
-      },
-      html: {
-        summary: 'An HTML snippet as JPEG',
-        body: { html: '<h1 style="color:#0b4f9c">Hello</h1>', outputFormat: 'jpg', width: 640, height: 360 },
-      },
-    },
-    errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
-  },
+  htmlToPdfRoute,
+  urlToPdfRoute,
+  markdownToPdfRoute,
+  webScreenshotRoute,
 ];

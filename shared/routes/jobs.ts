@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { RouteSpec } from '#shared/routes/types.ts';
+import { bufferedSizing } from '#shared/routes/sizing.ts';
+import { defineRoute, type RouteSpec } from '#shared/routes/types.ts';
 
 const errorBody = z.object({ error: z.string(), message: z.string() });
 
@@ -16,18 +17,20 @@ export const jobView = z.object({
   error: errorBody.optional(),
 });
 
-export const jobsRoutes: RouteSpec[] = [
-  {
-    method: 'GET',
-    path: '/jobs/{jobId}',
-    function: 'jobs',
-    kind: 'system',
-    tag: 'Jobs',
-    summary: 'Read an async job',
-    description:
-      'Only the API key that created the job may read it; any other key, an unknown id and a job older than 24 h answer 404. Without x-api-key: 401 missing_api_key. ' +
-      'A job that does not finish within its function’s time fails with `media_too_long`. A job whose worker stopped without finishing (out of memory, or at the function’s timeout) reads as `failed` with `internal_error` once its heartbeat (stored every 20 s while it runs) is two minutes old, and the webhook is then sent by Lambda’s retry of the worker’s invocation. A job that could not start within an hour (every attempt to run it failed) reads as `failed` with `internal_error` from then on; no webhook is sent for it.',
-    response: jobView,
-    errors: ['missing_api_key', 'not_found'],
-  },
-];
+export const jobsRoute = defineRoute({
+  method: 'GET',
+  path: '/jobs/{jobId}',
+  function: 'jobs',
+  kind: 'system',
+  sizing: bufferedSizing(256, false),
+  jobStore: 'read',
+  tag: 'Jobs',
+  summary: 'Read an async job',
+  description:
+    'Only the API key that created the job may read it; any other key, an unknown id and a job older than 24 h answer 404. Without x-api-key: 401 missing_api_key. ' +
+    'A job that does not finish within its function’s time fails with `media_too_long`. A job whose worker stopped without finishing (out of memory, or at the function’s timeout) reads as `failed` with `internal_error` once its heartbeat (stored every 20 s while it runs) is two minutes old, and the webhook is then sent by Lambda’s retry of the worker’s invocation. A job that could not start within an hour (every attempt to run it failed) reads as `failed` with `internal_error` from then on; no webhook is sent for it.',
+  response: jobView,
+  errors: ['missing_api_key', 'not_found'],
+});
+
+export const jobsRoutes: RouteSpec[] = [jobsRoute];

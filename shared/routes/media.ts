@@ -2,6 +2,7 @@ import {
   audioOutputFormats,
   contentTypeOf,
   imageOutputFormats,
+  mediaSourceFormats,
   videoOutputFormats,
 } from '#shared/media/formats.ts';
 import {
@@ -12,7 +13,9 @@ import {
   thumbnailBody,
   videoConvertBody,
 } from '#shared/media/schemas.ts';
-import { fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
+import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { videoFormats } from '#shared/source/formats.ts';
 
 const sampleVideo = 'https://www.w3schools.com/html/mov_bbb.mp4';
 const sampleAudio = 'https://www.w3schools.com/html/horse.mp3';
@@ -34,99 +37,123 @@ const tierLength =
 const typesOf = (formats: readonly (keyof typeof contentTypeOf)[]) =>
   formats.map((format) => contentTypeOf[format]);
 
+export const audioConvertRoute = defineRoute({
+  method: 'POST',
+  path: '/audio-convert',
+  function: 'audio-convert',
+  kind: 'file',
+  sizing: streamedSizing(3008, 900, 10),
+  jobStore: 'run',
+  formats: { categories: ['audio'], inputs: mediaSourceFormats, outputs: audioOutputFormats },
+  tierNeeds: fileRouteNeeds,
+  tag: 'Media',
+  summary: 'Convert audio, or the sound of a video, to another audio format',
+  description:
+    `${sourceRules} The first audio stream is written as mp3 (LAME, 192 kbit/s), wav (16-bit PCM), ogg (Opus, ` +
+    '128 kbit/s; Vorbis when a sample rate Opus cannot hold is asked), aac (ADTS, 160 kbit/s), flac or m4a ' +
+    '(AAC, 160 kbit/s). A stream that already fits the target and is not asked to change (bitrate, ' +
+    'sampleRate, channels) is copied without re-encoding; start and duration cut it either way. ' +
+    `${tierLength} The file is named after the source: \`<name>.<outputFormat>\`.`,
+  body: audioConvertBody,
+  produces: typesOf(audioOutputFormats),
+  example: { sourceUrl: sampleAudio, outputFormat: 'ogg', bitrate: 96, channels: 1 },
+  errors: [...sourceErrors, 'no_audio_stream', 'invalid_range', 'media_too_long'],
+});
+
+export const videoConvertRoute = defineRoute({
+  method: 'POST',
+  path: '/video-convert',
+  function: 'video-convert',
+  kind: 'file',
+  sizing: streamedSizing(3008, 900, 10),
+  jobStore: 'run',
+  formats: { categories: ['video'], inputs: videoFormats, outputs: videoOutputFormats },
+  tierNeeds: fileRouteNeeds,
+  tag: 'Media',
+  summary: 'Convert a video to another container, resize, re-time or cut it',
+  description:
+    `${sourceRules} Streams whose codec the target container holds are copied without re-encoding unless ` +
+    'a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions ' +
+    'are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as ' +
+    'H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. ' +
+    'quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the ' +
+    'first video and audio streams are kept; subtitles are dropped. ' +
+    `${tierLength}`,
+  body: videoConvertBody,
+  produces: typesOf(videoOutputFormats),
+  example: { sourceUrl: sampleVideo, outputFormat: 'webm', width: 320, quality: 'low' },
+  errors: [...sourceErrors, 'no_video_stream', 'invalid_range', 'media_too_long'],
+});
+
+export const videoExtractAudioRoute = defineRoute({
+  method: 'POST',
+  path: '/video-extract-audio',
+  function: 'video-extract-audio',
+  kind: 'file',
+  sizing: streamedSizing(3008, 900, 10),
+  jobStore: 'run',
+  formats: { categories: ['video'], inputs: videoFormats, outputs: audioOutputFormats },
+  tierNeeds: fileRouteNeeds,
+  tag: 'Media',
+  summary: 'Extract the sound track of a video as an audio file',
+  description:
+    `${sourceRules} The first audio stream is written as outputFormat (mp3 by default), copied without ` +
+    're-encoding when it already fits and no bitrate is asked. Encoders and default bitrates as for ' +
+    `/audio-convert. ${tierLength}`,
+  body: extractAudioBody,
+  produces: typesOf(audioOutputFormats),
+  example: { sourceUrl: sampleVideo, outputFormat: 'mp3' },
+  errors: [...sourceErrors, 'no_audio_stream', 'media_too_long'],
+});
+
+export const videoThumbnailRoute = defineRoute({
+  method: 'POST',
+  path: '/video-thumbnail',
+  function: 'video-thumbnail',
+  kind: 'file',
+  sizing: streamedSizing(3008, 900, 10),
+  jobStore: 'run',
+  formats: { categories: ['video'], inputs: videoFormats, outputs: imageOutputFormats },
+  tierNeeds: fileRouteNeeds,
+  tag: 'Media',
+  summary: 'Capture one frame of a video as an image',
+  description:
+    `${sourceRules} The frame at \`at\` seconds (default 10 % of the duration, or the first decodable frame ` +
+    'when no frame lies past that time) as jpg, png or webp, ' +
+    'optionally scaled to `width` with the aspect ratio kept. A time at or past the end answers 400 ' +
+    '`invalid_range`. Reading one frame costs the same for any length, so the tier’s duration limit does ' +
+    'not apply here.',
+  body: thumbnailBody,
+  produces: typesOf(imageOutputFormats),
+  example: { sourceUrl: sampleVideo, at: 2, outputFormat: 'jpg', width: 320 },
+  errors: [...sourceErrors, 'no_video_stream', 'invalid_range'],
+});
+
+export const mediaInfoRoute = defineRoute({
+  method: 'POST',
+  path: '/media-info',
+  function: 'media-info',
+  kind: 'json',
+  sizing: bufferedSizing(1024, true),
+  formats: { categories: ['audio', 'video'], inputs: mediaSourceFormats, outputs: ['json'] },
+  tag: 'Media',
+  summary: 'Container, duration, bit rate and streams of an audio or video file',
+  description:
+    `${sourceRules} container is the format read from the bytes. durationSeconds is read from the packets ` +
+    '(demuxed, not decoded) where the header only estimates it or lacks it (MP3, ADTS, WAV, FLAC, files ' +
+    'without a duration), else from the header; it and bitRate are null when they cannot be read. Streams ' +
+    'are listed in file order; a cover picture attached to an audio file has type `image`. Nothing is ' +
+    'decoded, so the tier’s duration limit does not apply.',
+  body: mediaInfoBody,
+  response: mediaInfoResult,
+  example: { sourceUrl: sampleVideo },
+  errors: sourceErrors,
+});
+
 export const mediaRoutes: RouteSpec[] = [
-  {
-    method: 'POST',
-    path: '/audio-convert',
-    function: 'audio-convert',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'Media',
-    summary: 'Convert audio, or the sound of a video, to another audio format',
-    description:
-      `${sourceRules} The first audio stream is written as mp3 (LAME, 192 kbit/s), wav (16-bit PCM), ogg (Opus, ` +
-      '128 kbit/s; Vorbis when a sample rate Opus cannot hold is asked), aac (ADTS, 160 kbit/s), flac or m4a ' +
-      '(AAC, 160 kbit/s). A stream that already fits the target and is not asked to change (bitrate, ' +
-      'sampleRate, channels) is copied without re-encoding; start and duration cut it either way. ' +
-      `${tierLength} The file is named after the source: \`<name>.<outputFormat>\`.`,
-    body: audioConvertBody,
-    produces: typesOf(audioOutputFormats),
-    example: { sourceUrl: sampleAudio, outputFormat: 'ogg', bitrate: 96, channels: 1 },
-    errors: [...sourceErrors, 'no_audio_stream', 'invalid_range', 'media_too_long'],
-  },
-  {
-    method: 'POST',
-    path: '/video-convert',
-    function: 'video-convert',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'Media',
-    summary: 'Convert a video to another container, resize, re-time or cut it',
-    description:
-      `${sourceRules} Streams whose codec the target container holds are copied without re-encoding unless ` +
-      'a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions ' +
-      'are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as ' +
-      'H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. ' +
-      'quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the ' +
-      'first video and audio streams are kept; subtitles are dropped. ' +
-      `${tierLength}`,
-    body: videoConvertBody,
-    produces: typesOf(videoOutputFormats),
-    example: { sourceUrl: sampleVideo, outputFormat: 'webm', width: 320, quality: 'low' },
-    errors: [...sourceErrors, 'no_video_stream', 'invalid_range', 'media_too_long'],
-  },
-  {
-    method: 'POST',
-    path: '/video-extract-audio',
-    function: 'video-extract-audio',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'Media',
-    summary: 'Extract the sound track of a video as an audio file',
-    description:
-      `${sourceRules} The first audio stream is written as outputFormat (mp3 by default), copied without ` +
-      're-encoding when it already fits and no bitrate is asked. Encoders and default bitrates as for ' +
-      `/audio-convert. ${tierLength}`,
-    body: extractAudioBody,
-    produces: typesOf(audioOutputFormats),
-    example: { sourceUrl: sampleVideo, outputFormat: 'mp3' },
-    errors: [...sourceErrors, 'no_audio_stream', 'media_too_long'],
-  },
-  {
-    method: 'POST',
-    path: '/video-thumbnail',
-    function: 'video-thumbnail',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'Media',
-    summary: 'Capture one frame of a video as an image',
-    description:
-      `${sourceRules} The frame at \`at\` seconds (default 10 % of the duration, or the first decodable frame ` +
-      'when no frame lies past that time) as jpg, png or webp, ' +
-      'optionally scaled to `width` with the aspect ratio kept. A time at or past the end answers 400 ' +
-      '`invalid_range`. Reading one frame costs the same for any length, so the tier’s duration limit does ' +
-      'not apply here.',
-    body: thumbnailBody,
-    produces: typesOf(imageOutputFormats),
-    example: { sourceUrl: sampleVideo, at: 2, outputFormat: 'jpg', width: 320 },
-    errors: [...sourceErrors, 'no_video_stream', 'invalid_range'],
-  },
-  {
-    method: 'POST',
-    path: '/media-info',
-    function: 'media-info',
-    kind: 'json',
-    tag: 'Media',
-    summary: 'Container, duration, bit rate and streams of an audio or video file',
-    description:
-      `${sourceRules} container is the format read from the bytes. durationSeconds is read from the packets ` +
-      '(demuxed, not decoded) where the header only estimates it or lacks it (MP3, ADTS, WAV, FLAC, files ' +
-      'without a duration), else from the header; it and bitRate are null when they cannot be read. Streams ' +
-      'are listed in file order; a cover picture attached to an audio file has type `image`. Nothing is ' +
-      'decoded, so the tier’s duration limit does not apply.',
-    body: mediaInfoBody,
-    response: mediaInfoResult,
-    example: { sourceUrl: sampleVideo },
-    errors: sourceErrors,
-  },
+  audioConvertRoute,
+  videoConvertRoute,
+  videoExtractAudioRoute,
+  videoThumbnailRoute,
+  mediaInfoRoute,
 ];

@@ -1,11 +1,14 @@
-import { imageInputFormats } from '#shared/formats.ts';
-import { levelSettings } from '#shared/pdf/compress.ts';
-import { maxListedPageSizes } from '#shared/pdf/info.ts';
-import { pdfLimits } from '#shared/pdf/limits.ts';
-import { PDF_TYPE } from '#shared/pdf/output.ts';
-import { rangeSyntax } from '#shared/pdf/ranges.ts';
-import { rasterTypes } from '#shared/pdf/rasterize.ts';
-import { maxFormDraws } from '#shared/pdf/render-guard.ts';
+import {
+  levelSettings,
+  maxFormDraws,
+  maxListedPageSizes,
+  PDF_TYPE,
+  pdfLimits,
+  rangeSyntax,
+  rasterFormats,
+  rasterTypes,
+  ZIP_TYPE,
+} from '#shared/pdf/limits.ts';
 import {
   dpiRange,
   imageToPdfBody,
@@ -16,9 +19,10 @@ import {
   pdfSplitBody,
   pdfToImageBody,
 } from '#shared/pdf/schemas.ts';
-import { ZIP_TYPE } from '#shared/pdf/zip.ts';
 import { samplePhoto, sampleTransparent } from '#shared/routes/samples.ts';
-import { fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
+import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { imageInputFormats } from '#shared/source/formats.ts';
 
 const samplePdf =
   'https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf';
@@ -55,141 +59,170 @@ const activeContentRule =
 const level = (name: keyof typeof levelSettings) =>
   `${name} ${levelSettings[name].dpi} dpi / JPEG ${levelSettings[name].quality}`;
 
+export const pdfMergeRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-merge',
+  function: 'pdf-merge',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Merge PDFs into one, in order',
+  description:
+    `${batchRules} ${readRules} Every page of every source is appended in order, with its size, crop box, ` +
+    'rotation and resources (inherited ones included); the first source’s title and author are kept. ' +
+    'Outlines (bookmarks) and interactive form fields are not carried over. Images, fonts, content ' +
+    'streams and other drawing objects that the sources hold in equal copies (one document given twice, ' +
+    'documents of one template) are stored once. The result is written with ' +
+    `object streams and may hold at most ${pdfLimits.maxPages} pages. The file is named after the first ` +
+    `source: \`<name>.pdf\`. ${activeContentRule}`,
+  body: pdfMergeBody,
+  produces: [PDF_TYPE],
+  example: { sources: [samplePdf, sampleOnePage] },
+  errors: [...sourceErrors, 'encrypted_pdf', 'validation_failed'],
+});
+
+export const pdfSplitRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-split',
+  function: 'pdf-split',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf', 'zip'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Split a PDF into one PDF per range, or per page',
+  description:
+    `${readRules} ${rangeRules} Without \`ranges\`, every page becomes its own PDF. One range answers ` +
+    'that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the ' +
+    'order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range ' +
+    `given twice is written once). The ranges may select at most ${pdfLimits.maxPages} pages in all. Pages ` +
+    `keep their size and rotation; each file keeps the title and author. ${activeContentRule}`,
+  body: pdfSplitBody,
+  produces: [PDF_TYPE, ZIP_TYPE],
+  example: { sourceUrl: samplePdf, ranges: '1-3,5,7-' },
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range'],
+});
+
+export const pdfCompressRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-compress',
+  function: 'pdf-compress',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Make a PDF smaller by recompressing its images',
+  description:
+    `${readRules} Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds ` +
+    'more pixels than the level’s resolution needs at the largest size it is drawn at on any page ' +
+    '(placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn ' +
+    'only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what ' +
+    'the largest page needs), and re-encoded as JPEG with chroma at half resolution and a photo-tuned ' +
+    'quantisation table ' +
+    `(${level('low')}; ${level('medium')}; ${level('high')}); soft masks stay lossless; an image is only ` +
+    'replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, ' +
+    'text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams ' +
+    'are compressed again at the highest level when that saves at least 5 %, equal copies of an object ' +
+    '(an image embedded twice) are stored once, unreachable objects dropped, and the file is written ' +
+    'with object streams. The answer is never larger than the ' +
+    'source: when the result is not smaller, the source’s own bytes come back, unless the source carried ' +
+    'active content: it is always written cleaned, whatever the size. `X-Original-Size` and ' +
+    `\`X-Output-Size\` give both sizes in bytes. The file is named \`<name>.pdf\`. ${activeContentRule}`,
+  body: pdfCompressBody,
+  produces: [PDF_TYPE],
+  example: { sourceUrl: samplePdf, level: 'high' },
+  errors: [...sourceErrors, 'encrypted_pdf'],
+});
+
+export const pdfToImageRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-to-image',
+  function: 'pdf-to-image',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: [...rasterFormats, 'zip'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Render PDF pages to PNG, JPEG or WebP images',
+  description:
+    `${readRules} ${rangeRules} Pages are rendered by PDFium with annotations, on white, at \`dpi\` ` +
+    'pixels per inch (a 8.5 × 11 in page at 150 dpi is 1275 × 1650 pixels), rotation applied, and encoded ' +
+    'by sharp (jpg and webp at quality 85); the image states its dpi. Pages selected more than once are ' +
+    'rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several ' +
+    'answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed ' +
+    `${pdfLimits.maxRenderPixels / 1e6} million pixels answers 400 \`validation_failed\` naming a dpi that ` +
+    `fits every selected page, before anything is rendered; a page too large even at ${dpiRange.min} dpi ` +
+    'answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form ' +
+    'XObjects that draw themselves lose the reference that closes the loop before rendering; a page whose ' +
+    `nested forms would still be drawn more than ${maxFormDraws} times answers 400 \`invalid_source_file\`. ` +
+    'JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, ' +
+    'it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.',
+  body: pdfToImageBody,
+  produces: [...Object.values(rasterTypes), ZIP_TYPE],
+  example: { sourceUrl: samplePdf, outputFormat: 'webp', dpi: 100, pages: '1-2' },
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range', 'validation_failed'],
+});
+
+export const imageToPdfRoute = defineRoute({
+  method: 'POST',
+  path: '/image-to-pdf',
+  function: 'image-to-pdf',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: imageInputFormats, outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Make a PDF of images, one page each',
+  description:
+    `${batchRules} Each source is read as the image format its bytes show (${imageInputFormats.join(', ')}), ` +
+    'under the image routes’ pixel limits; EXIF orientation is applied and of an animation the first frame ' +
+    'is used. A JPEG that needs no turning or colour conversion is placed byte for byte; other photographs ' +
+    '(WebP, AVIF, HEIC, turned or CMYK JPEGs) become JPEG at quality 92; everything else is stored ' +
+    'lossless, transparency as a soft mask. `fit` pages take the image’s size at its own resolution (72 dpi ' +
+    'when it states none) plus the margin, at most 200 in a side (larger images are scaled down); a4 and ' +
+    'letter pages hold the image scaled to fit inside the margins and centred, in landscape for images ' +
+    'wider than tall. The file is named after the first source: `<name>.pdf`. The PDF written carries no ' +
+    'active content.',
+  body: imageToPdfBody,
+  produces: [PDF_TYPE],
+  example: { sources: [samplePhoto, sampleTransparent], pageSize: 'a4', margin: 36 },
+  errors: [...sourceErrors, 'validation_failed'],
+});
+
+export const pdfInfoRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-info',
+  function: 'pdf-info',
+  kind: 'json',
+  sizing: bufferedSizing(2048, true),
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['json'] },
+  tag: 'PDF',
+  summary: 'Page count, version, document information and page sizes of a PDF',
+  description:
+    `${readRules.replace(/ Encrypted \(.*$/, '')} Read from the document structure without rendering; ` +
+    `the page limit does not apply. Encrypted files are described, not refused: \`encrypted\` is true, the ` +
+    'information strings (encrypted themselves) are null, and pages is null when the page tree cannot be ' +
+    `read without the password. pageSizes lists the first ${maxListedPageSizes} pages as displayed (the ` +
+    'CropBox clipped to the MediaBox, rotation applied).',
+  body: pdfInfoBody,
+  response: pdfInfoResult,
+  example: { sourceUrl: samplePdf },
+  errors: sourceErrors,
+});
+
 export const pdfRoutes: RouteSpec[] = [
-  {
-    method: 'POST',
-    path: '/pdf-merge',
-    function: 'pdf-merge',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'PDF',
-    summary: 'Merge PDFs into one, in order',
-    description:
-      `${batchRules} ${readRules} Every page of every source is appended in order, with its size, crop box, ` +
-      'rotation and resources (inherited ones included); the first source’s title and author are kept. ' +
-      'Outlines (bookmarks) and interactive form fields are not carried over. Images, fonts, content ' +
-      'streams and other drawing objects that the sources hold in equal copies (one document given twice, ' +
-      'documents of one template) are stored once. The result is written with ' +
-      `object streams and may hold at most ${pdfLimits.maxPages} pages. The file is named after the first ` +
-      `source: \`<name>.pdf\`. ${activeContentRule}`,
-    body: pdfMergeBody,
-    produces: [PDF_TYPE],
-    example: { sources: [samplePdf, sampleOnePage] },
-    errors: [...sourceErrors, 'encrypted_pdf', 'validation_failed'],
-  },
-  {
-    method: 'POST',
-    path: '/pdf-split',
-    function: 'pdf-split',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'PDF',
-    summary: 'Split a PDF into one PDF per range, or per page',
-    description:
-      `${readRules} ${rangeRules} Without \`ranges\`, every page becomes its own PDF. One range answers ` +
-      'that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the ' +
-      'order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range ' +
-      `given twice is written once). The ranges may select at most ${pdfLimits.maxPages} pages in all. Pages ` +
-      `keep their size and rotation; each file keeps the title and author. ${activeContentRule}`,
-    body: pdfSplitBody,
-    produces: [PDF_TYPE, ZIP_TYPE],
-    example: { sourceUrl: samplePdf, ranges: '1-3,5,7-' },
-    errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range'],
-  },
-  {
-    method: 'POST',
-    path: '/pdf-compress',
-    function: 'pdf-compress',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'PDF',
-    summary: 'Make a PDF smaller by recompressing its images',
-    description:
-      `${readRules} Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds ` +
-      'more pixels than the level’s resolution needs at the largest size it is drawn at on any page ' +
-      '(placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn ' +
-      'only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what ' +
-      'the largest page needs), and re-encoded as JPEG with chroma at half resolution and a photo-tuned ' +
-      'quantisation table ' +
-      `(${level('low')}; ${level('medium')}; ${level('high')}); soft masks stay lossless; an image is only ` +
-      'replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, ' +
-      'text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams ' +
-      'are compressed again at the highest level when that saves at least 5 %, equal copies of an object ' +
-      '(an image embedded twice) are stored once, unreachable objects dropped, and the file is written ' +
-      'with object streams. The answer is never larger than the ' +
-      'source: when the result is not smaller, the source’s own bytes come back, unless the source carried ' +
-      'active content: it is always written cleaned, whatever the size. `X-Original-Size` and ' +
-      `\`X-Output-Size\` give both sizes in bytes. The file is named \`<name>.pdf\`. ${activeContentRule}`,
-    body: pdfCompressBody,
-    produces: [PDF_TYPE],
-    example: { sourceUrl: samplePdf, level: 'high' },
-    errors: [...sourceErrors, 'encrypted_pdf'],
-  },
-  {
-    method: 'POST',
-    path: '/pdf-to-image',
-    function: 'pdf-to-image',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'PDF',
-    summary: 'Render PDF pages to PNG, JPEG or WebP images',
-    description:
-      `${readRules} ${rangeRules} Pages are rendered by PDFium with annotations, on white, at \`dpi\` ` +
-      'pixels per inch (a 8.5 × 11 in page at 150 dpi is 1275 × 1650 pixels), rotation applied, and encoded ' +
-      'by sharp (jpg and webp at quality 85); the image states its dpi. Pages selected more than once are ' +
-      'rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several ' +
-      'answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed ' +
-      `${pdfLimits.maxRenderPixels / 1e6} million pixels answers 400 \`validation_failed\` naming a dpi that ` +
-      `fits every selected page, before anything is rendered; a page too large even at ${dpiRange.min} dpi ` +
-      'answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form ' +
-      'XObjects that draw themselves lose the reference that closes the loop before rendering; a page whose ' +
-      `nested forms would still be drawn more than ${maxFormDraws} times answers 400 \`invalid_source_file\`. ` +
-      'JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, ' +
-      'it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.',
-    body: pdfToImageBody,
-    produces: [...Object.values(rasterTypes), ZIP_TYPE],
-    example: { sourceUrl: samplePdf, outputFormat: 'webp', dpi: 100, pages: '1-2' },
-    errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range', 'validation_failed'],
-  },
-  {
-    method: 'POST',
-    path: '/image-to-pdf',
-    function: 'image-to-pdf',
-    kind: 'file',
-    tierNeeds: fileRouteNeeds,
-    tag: 'PDF',
-    summary: 'Make a PDF of images, one page each',
-    description:
-      `${batchRules} Each source is read as the image format its bytes show (${imageInputFormats.join(', ')}), ` +
-      'under the image routes’ pixel limits; EXIF orientation is applied and of an animation the first frame ' +
-      'is used. A JPEG that needs no turning or colour conversion is placed byte for byte; other photographs ' +
-      '(WebP, AVIF, HEIC, turned or CMYK JPEGs) become JPEG at quality 92; everything else is stored ' +
-      'lossless, transparency as a soft mask. `fit` pages take the image’s size at its own resolution (72 dpi ' +
-      'when it states none) plus the margin, at most 200 in a side (larger images are scaled down); a4 and ' +
-      'letter pages hold the image scaled to fit inside the margins and centred, in landscape for images ' +
-      'wider than tall. The file is named after the first source: `<name>.pdf`. The PDF written carries no ' +
-      'active content.',
-    body: imageToPdfBody,
-    produces: [PDF_TYPE],
-    example: { sources: [samplePhoto, sampleTransparent], pageSize: 'a4', margin: 36 },
-    errors: [...sourceErrors, 'validation_failed'],
-  },
-  {
-    method: 'POST',
-    path: '/pdf-info',
-    function: 'pdf-info',
-    kind: 'json',
-    tag: 'PDF',
-    summary: 'Page count, version, document information and page sizes of a PDF',
-    description:
-      `${readRules.replace(/ Encrypted \(.*$/, '')} Read from the document structure without rendering; ` +
-      `the page limit does not apply. Encrypted files are described, not refused: \`encrypted\` is true, the ` +
-      'information strings (encrypted themselves) are null, and pages is null when the page tree cannot be ' +
-      `read without the password. pageSizes lists the first ${maxListedPageSizes} pages as displayed (the ` +
-      'CropBox clipped to the MediaBox, rotation applied).',
-    body: pdfInfoBody,
-    response: pdfInfoResult,
-    example: { sourceUrl: samplePdf },
-    errors: sourceErrors,
-  },
+  pdfMergeRoute,
+  pdfSplitRoute,
+  pdfCompressRoute,
+  pdfToImageRoute,
+  imageToPdfRoute,
+  pdfInfoRoute,
 ];

@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { type FormatCategoryName, formatAliases, formatCategoryNames } from '#shared/formats.ts';
-import type { RouteSpec } from '#shared/routes/types.ts';
+import { bufferedSizing } from '#shared/routes/sizing.ts';
+import {
+  defineRoute,
+  type FormatCategoryName,
+  formatCategoryNames,
+  type RouteSpec,
+} from '#shared/routes/types.ts';
+import { formatAliases } from '#shared/source/formats.ts';
 import { tierNames } from '#shared/tiers.ts';
 
 const engineVersion = (engine: string) =>
@@ -73,68 +79,82 @@ export const formatsView = z.object({
     .describe('Alternative spellings accepted in requests, by their canonical name.'),
 });
 
+export const statusRoute = defineRoute({
+  method: 'GET',
+  path: '/status',
+  function: 'status',
+  kind: 'system',
+  sizing: bufferedSizing(256, false),
+  tag: 'System',
+  summary: 'Service health, the caller’s tier and limits, engine versions',
+  description:
+    'Optional auth headers are checked as on every route, so this is also a way to test a key. Engine versions are read once per container; a null engine cannot be loaded by this function (an ffmpeg binary that does not answer `-version` within 3 s counts as such).',
+  response: statusView,
+  errors: [],
+});
+
+export const formatsRoute = defineRoute({
+  method: 'GET',
+  path: '/formats',
+  function: 'formats',
+  kind: 'system',
+  sizing: bufferedSizing(256, false),
+  tag: 'System',
+  summary: 'What converts to what',
+  description:
+    'Per category (image, pdf, audio, video, text, crypto): the input formats, output formats and operations, each operation with its own inputs, outputs and enumerated options. `/media-info` is listed under audio and video.',
+  response: formatsView,
+  errors: [],
+});
+
+export const openapiRoute = defineRoute({
+  method: 'GET',
+  path: '/openapi.yaml',
+  function: 'openapi',
+  quotaFree: true,
+  kind: 'system',
+  sizing: bufferedSizing(256, false),
+  tag: 'System',
+  summary: 'This OpenAPI 3.1 document',
+  description: 'The description of every route of the service, as YAML. Not counted against the rate limit.',
+  produces: ['application/yaml'],
+  errors: [],
+});
+
+export const docsRoute = defineRoute({
+  method: 'GET',
+  path: '/docs',
+  function: 'docs',
+  quotaFree: true,
+  kind: 'system',
+  sizing: bufferedSizing(256, false),
+  tag: 'System',
+  summary: 'Interactive API reference',
+  description:
+    'A Swagger UI page rendered from `/openapi.yaml`, one self-contained page served by the service itself (no CDN; Swagger UI inline), with an `ETag` for revalidation. Its "Try it out" calls the deployment that serves the page; file answers are shown (images, audio, video) and offered for download under their own name. Neither the page nor `/openapi.yaml` is counted against the rate limit.',
+  produces: ['text/html'],
+  errors: [],
+});
+
+export const docsAssetsRoute = defineRoute({
+  method: 'GET',
+  path: '/docs/{asset}',
+  function: 'docs/assets',
+  quotaFree: true,
+  kind: 'system',
+  sizing: bufferedSizing(256, false),
+  tag: 'System',
+  summary: 'Stylesheet and script of the API reference page',
+  description:
+    '`asset` is `swagger-ui.css` or `swagger-ui-bundle.js` (Swagger UI, from the swagger-ui-dist package); anything else → 404 not_found. Cached for a day; not counted against the rate limit. The `/docs` page itself holds both inline.',
+  produces: ['text/css', 'text/javascript'],
+  errors: ['not_found'],
+});
+
 export const systemRoutes: RouteSpec[] = [
-  {
-    method: 'GET',
-    path: '/status',
-    function: 'status',
-    kind: 'system',
-    tag: 'System',
-    summary: 'Service health, the caller’s tier and limits, engine versions',
-    description:
-      'Optional auth headers are checked as on every route, so this is also a way to test a key. Engine versions are read once per container; a null engine cannot be loaded by this function (an ffmpeg binary that does not answer `-version` within 3 s counts as such).',
-    response: statusView,
-    errors: [],
-  },
-  {
-    method: 'GET',
-    path: '/formats',
-    function: 'formats',
-    kind: 'system',
-    tag: 'System',
-    summary: 'What converts to what',
-    description:
-      'Per category (image, pdf, audio, video, text, crypto): the input formats, output formats and operations, each operation with its own inputs, outputs and enumerated options. `/media-info` is listed under audio and video.',
-    response: formatsView,
-    errors: [],
-  },
-  {
-    method: 'GET',
-    path: '/openapi.yaml',
-    function: 'openapi',
-    quotaFree: true,
-    kind: 'system',
-    tag: 'System',
-    summary: 'This OpenAPI 3.1 document',
-    description:
-      'The description of every route of the service, as YAML. Not counted against the rate limit.',
-    produces: ['application/yaml'],
-    errors: [],
-  },
-  {
-    method: 'GET',
-    path: '/docs',
-    function: 'docs',
-    quotaFree: true,
-    kind: 'system',
-    tag: 'System',
-    summary: 'Interactive API reference',
-    description:
-      'A Swagger UI page rendered from `/openapi.yaml`, one self-contained page served by the service itself (no CDN; Swagger UI inline), with an `ETag` for revalidation. Its "Try it out" calls the deployment that serves the page; file answers are shown (images, audio, video) and offered for download under their own name. Neither the page nor `/openapi.yaml` is counted against the rate limit.',
-    produces: ['text/html'],
-    errors: [],
-  },
-  {
-    method: 'GET',
-    path: '/docs/{asset}',
-    function: 'docs/assets',
-    quotaFree: true,
-    kind: 'system',
-    tag: 'System',
-    summary: 'Stylesheet and script of the API reference page',
-    description:
-      '`asset` is `swagger-ui.css` or `swagger-ui-bundle.js` (Swagger UI, from the swagger-ui-dist package); anything else → 404 not_found. Cached for a day; not counted against the rate limit. The `/docs` page itself holds both inline.',
-    produces: ['text/css', 'text/javascript'],
-    errors: ['not_found'],
-  },
+  statusRoute,
+  formatsRoute,
+  openapiRoute,
+  docsRoute,
+  docsAssetsRoute,
 ];

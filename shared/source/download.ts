@@ -12,6 +12,7 @@ import { openPinnedRequest } from '#shared/source/pinned-request.ts';
 import { sniffFormat } from '#shared/source/sniff.ts';
 import { stage } from '#shared/stages.ts';
 import { type TierName, tiers, tierThatLifts } from '#shared/tiers.ts';
+import { formatBytes } from '#shared/units.ts';
 import type { Workspace } from '#shared/workspace.ts';
 // Functions that download are the heavy ones: only they load a tracer, and only in Lambda.
 import '#shared/xray.ts';
@@ -64,19 +65,6 @@ function downloadTime(options: SourceOptions): { ms: number; why: string } {
   const left = (options.deadline ?? Number.POSITIVE_INFINITY) - DEADLINE_MARGIN_MS - Date.now();
   if (configured <= left) return { ms: configured, why: '' };
   return { ms: Math.max(0, left), why: ', the time this request had left' };
-}
-
-/** Decimal units, as the tier table states its limits. */
-export function formatBytes(bytes: number): string {
-  const units: Array<[number, string]> = [
-    [1e9, 'GB'],
-    [1e6, 'MB'],
-    [1e3, 'kB'],
-  ];
-  for (const [size, unit] of units) {
-    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
-  }
-  return `${bytes} bytes`;
 }
 
 function tooLarge(options: SourceOptions, contentLength?: number): ApiError {

@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { digestEncodings, hashAlgorithms, textCases, textEncodings } from '#shared/formats.ts';
-import { separatorPattern, slugLocales } from '#shared/text/slugify.ts';
+import {
+  digestEncodings,
+  hashAlgorithms,
+  separatorPattern,
+  slugLocales,
+  textCases,
+  textEncodings,
+} from '#shared/text/limits.ts';
 
 /**
  * A text field. JSON can carry lone UTF-16 surrogates ("\ud800"), which are no Unicode text and

@@ -1,15 +1,6 @@
 import slugifyText from '@sindresorhus/slugify';
 import { ApiError } from '#shared/errors.ts';
-
-/** Languages with their own transliteration rules (ä → ae in German, å → aa in Danish, …). */
-export const slugLocales = ['de', 'da', 'nb', 'sv', 'hu', 'tr', 'sr'] as const;
-export type SlugLocale = (typeof slugLocales)[number];
-
-/**
- * What may join the words: characters RFC 3986 leaves unreserved besides letters and digits, so a
- * slug never needs escaping in a URL and a separator can never be mistaken for part of a word.
- */
-export const separatorPattern = /^[-_.~]{1,3}$/;
+import type { SlugLocale } from '#shared/text/limits.ts';
 
 export interface SlugifyOptions {
   separator: string;

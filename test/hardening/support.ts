@@ -6,7 +6,6 @@ import { runInNewContext } from 'node:vm';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { vi } from 'vitest';
 import type { ErrorCode } from '#shared/errors.ts';
-import { formatCatalogue } from '#shared/formats.ts';
 import { errorStatus } from '#shared/http/errors.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
 import { type Answer, call } from '../support/lambda.ts';
@@ -36,13 +35,9 @@ export const downloadingRoutes = (): RouteSpec[] =>
     fieldsOf(route).some((field) => field === 'sourceUrl' || field === 'sources'),
   );
 
-/** The input formats the catalogue (GET /formats) states for a route; empty when it states none. */
+/** The input formats a route's row states (GET /formats lists them); empty when it states none. */
 export function acceptedFormats(route: RouteSpec): readonly string[] {
-  for (const category of Object.values(formatCatalogue)) {
-    const operation = category.operations.find((candidate) => candidate.path === route.path);
-    if (operation) return operation.inputs;
-  }
-  return [];
+  return route.formats?.inputs ?? [];
 }
 
 /**

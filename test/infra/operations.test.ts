@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricsService } from '#shared/metrics.ts';
+import { authorizerSizing } from '#shared/routes/sizing.ts';
+import { routeName } from '#shared/routes/types.ts';
 import { routes } from '#shared/routes.ts';
 import { alarmSettings } from '../../infra/stack/alarms.ts';
 import {
@@ -14,8 +16,7 @@ import {
   reservedConcurrencyFor,
   unreservedMinimum,
 } from '../../infra/stack/concurrency.ts';
-import { authorizerSizing, sizingFor } from '../../infra/stack/sizing.ts';
-import { FileConversionStack, metricRouteOf } from '../../infra/stack/stack.ts';
+import { FileConversionStack } from '../../infra/stack/stack.ts';
 import { projectRoot } from '../../layers/layer.ts';
 import { type Synthesized, synthesize } from './synth.ts';
 
@@ -54,6 +55,8 @@ const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) =>
   synth.stack.getLogicalId(construct.node.defaultChild as CfnElement);
 const functionNames = [...new Set(routes.map((route) => route.function))];
 const rowOf = (name: string) => routes.find((route) => route.function === name)!;
+/** The `route` dimension of a function's request metrics: its folder, dashed (`docs/assets` → `docs-assets`). */
+const metricRouteOf = (name: string) => name.replaceAll('/', '-');
 const fnId = (name: string) => logicalIdOf(synth.stack.functions.get(name)!);
 const alarms = () => ofType(nested, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
 const alarmNamed = (name: string) => {
@@ -107,11 +110,21 @@ describe('metrics namespace', () => {
     }
   });
 
-  it("names each function's route dimension as its handler registers it", () => {
+  it("names each function's route dimension as its handler registers it: by the row it serves", () => {
+    const rowNames = new Map<string, string>();
+    for (const file of readdirSync(join(projectRoot, 'shared', 'routes'))) {
+      const rows = readFileSync(join(projectRoot, 'shared', 'routes', file), 'utf8');
+      for (const [, constant, fn] of rows.matchAll(
+        /export const (\w+) = defineRoute\(\{[^]*?function: '([^']+)'/g,
+      )) {
+        rowNames.set(constant!, fn!);
+      }
+    }
     for (const name of functionNames) {
       const source = readFileSync(join(projectRoot, 'functions', name, 'handler.ts'), 'utf8');
-      const registered = /create(?:Json|File|Get)Handler\(\s*'([^']+)'/.exec(source)?.[1];
-      expect(registered, name).toBe(metricRouteOf(name));
+      const registered = /create(?:Json|File|Get)Handler\(\s*(\w+)/.exec(source)?.[1];
+      expect(rowNames.get(registered ?? ''), name).toBe(name);
+      expect(routeName(rowOf(name)), name).toBe(metricRouteOf(name));
     }
   });
 });
@@ -178,7 +191,7 @@ describe('alarms and their topic', () => {
       expect(alarm).toMatchObject({
         MetricName: 'Duration',
         ExtendedStatistic: 'p99',
-        Threshold: sizingFor(rowOf(name)).timeoutSeconds * 1000 * 0.8,
+        Threshold: rowOf(name).sizing.timeoutSeconds * 1000 * 0.8,
       });
     }
     expect(alarmNamed('authorizer-duration-p99').Threshold).toBe(authorizerSizing.timeoutSeconds * 800);

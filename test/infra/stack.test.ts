@@ -3,6 +3,7 @@ import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { errorStatus } from '#shared/http/errors.ts';
 import { JOB_START_WINDOW_MS } from '#shared/jobs/record.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
@@ -10,11 +11,18 @@ import { tierNames, tiers } from '#shared/tiers.ts';
 import { layerBinaries } from '../../infra/stack/api-function.ts';
 import { bundleFunctions } from '../../infra/stack/bundle.ts';
 import { freeTierRateLimitedBody, quotaFreePathPattern } from '../../infra/stack/free-tier-waf.ts';
-import { downloadsSources, sizingFor } from '../../infra/stack/sizing.ts';
 import { FileConversionStack } from '../../infra/stack/stack.ts';
 import { planRequestsPerMinute, throttleFor } from '../../infra/stack/throttle.ts';
 import { projectRoot } from '../../layers/layer.ts';
 import { cdkContext, type Synthesized, synthesize } from './synth.ts';
+
+/** Body fields that name what a function downloads: a source, a batch, or a web page. */
+const sourceFields = ['sourceUrl', 'sources', 'url'];
+
+/** Whether the route downloads, read from its request schema. */
+const downloadsSources = (route: RouteSpec) =>
+  route.body instanceof z.ZodObject &&
+  sourceFields.some((field) => field in (route.body as z.ZodObject).shape);
 
 type Resource = { Type: string; Properties: Record<string, unknown> & { [key: string]: unknown } };
 
@@ -91,10 +99,11 @@ describe('functions, one per function of the route table', () => {
 
   it('runs every function on Node.js 24, x86_64, traced, with source maps and an expiring log group', () => {
     for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      // /office-to-pdf is a container image: its Node.js 24 comes with the image (layers/office/Dockerfile).
+      const image = fn.Properties.PackageType === 'Image';
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs24.x',
+        ...(image ? { PackageType: 'Image' } : { Runtime: 'nodejs24.x', Handler: 'index.handler' }),
         Architectures: ['x86_64'],
-        Handler: 'index.handler',
         TracingConfig: { Mode: 'Active' },
         Environment: { Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps' }) },
       });
@@ -106,7 +115,7 @@ describe('functions, one per function of the route table', () => {
   it('sizes memory and timeout by the kind of work', () => {
     for (const route of routes) {
       const { MemorySize, Timeout } = functionOf(route).Properties as { MemorySize: number; Timeout: number };
-      const sizing = sizingFor(route);
+      const { sizing } = route;
       expect([MemorySize, Timeout], route.path).toEqual([sizing.memoryMiB, sizing.timeoutSeconds]);
       if (route.tag === 'Text') expect(MemorySize, route.path).toBeLessThanOrEqual(256);
       // Every image function decodes pixels, and pdf-info parses a whole document.
@@ -124,10 +133,14 @@ describe('functions, one per function of the route table', () => {
   it('gives /tmp room for the largest tier source, and for the output of a file route, to every route that downloads', () => {
     const largestSource = Math.max(...tierNames.map((tier) => tiers[tier].maxSourceBytes));
     const downloading = routes.filter((route) => downloadsSources(route));
-    // The examples of the route table show which routes take source URLs.
+    // The examples of the route table (the main one or a named one) show which routes take source URLs.
     expect(downloading.map((route) => route.path).sort()).toEqual(
       routes
-        .filter((route) => route.example && ('sourceUrl' in route.example || 'sources' in route.example))
+        .filter((route) =>
+          [route.example, ...Object.values(route.moreExamples ?? {}).map((named) => named.body)].some(
+            (example) => example && sourceFields.some((field) => field in example),
+          ),
+        )
         .map((route) => route.path)
         .sort(),
     );
@@ -136,7 +149,7 @@ describe('functions, one per function of the route table', () => {
     );
     for (const route of routes) {
       const size = (functionOf(route).Properties.EphemeralStorage as { Size: number }).Size;
-      expect(size, route.path).toBe(sizingFor(route).ephemeralMiB);
+      expect(size, route.path).toBe(route.sizing.ephemeralMiB);
       expect(size, route.path).toBeLessThanOrEqual(10_240);
       if (!downloadsSources(route)) {
         expect(size, route.path).toBe(512);
@@ -213,7 +226,7 @@ describe('REST API from the route table', () => {
       if (route.kind === 'file') {
         expect(integration.ResponseTransferMode, route.path).toBe('STREAM');
         expect(uri).toContain('/response-streaming-invocations');
-        expect(integration.TimeoutInMillis).toBe(sizingFor(route).timeoutSeconds * 1000);
+        expect(integration.TimeoutInMillis).toBe(route.sizing.timeoutSeconds * 1000);
       } else {
         expect(integration.ResponseTransferMode ?? 'BUFFERED', route.path).toBe('BUFFERED');
         expect(uri).not.toContain('response-streaming');

@@ -53,7 +53,7 @@ describe('worker processes of the local gateway', () => {
     expect(await response.json()).toEqual({ case: 'upper', result: 'STILL HERE' });
     const [worker] = workersOf('text-case');
     expect(worker).toBeDefined();
-    // 256 MiB for text routes in infra/stack/sizing.ts; the heap gets 85 % of it.
+    // 256 MiB for text routes in the route table (shared/routes/text.ts); the heap gets 85 % of it.
     expect(commandLine(worker!)).toContain(`--max-old-space-size=${Math.floor(256 * 0.85)}`);
   });
 

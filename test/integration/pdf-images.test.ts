@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as imageToPdf } from '#functions/image-to-pdf/handler.ts';
 import { handler as pdfToImage } from '#functions/pdf-to-image/handler.ts';
-import { imageInputFormats } from '#shared/formats.ts';
+import { imageInputFormats } from '#shared/source/formats.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { apiEvent, call } from '../support/lambda.ts';
 import { ImageFixtures, quadrants } from '../unit/image/fixtures.ts';

@@ -1,8 +1,9 @@
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { statusOf } from '#shared/http/errors.ts';
-import { downloadSource, formatBytes, type SourceOptions } from '#shared/source/download.ts';
+import { downloadSource, type SourceOptions } from '#shared/source/download.ts';
 import { tiers } from '#shared/tiers.ts';
+import { formatBytes } from '#shared/units.ts';
 import { Workspace } from '#shared/workspace.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { failure } from '../support/http-error.ts';

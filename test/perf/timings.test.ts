@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
-import { assertSelfContainedSvg, svgLimits } from '#shared/image/svg-guard.ts';
+import { svgLimits } from '#shared/image/limits.ts';
+import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdf } from '#shared/pdf/open.ts';
 

@@ -2,8 +2,9 @@ import { docsAssets, isDocsAsset } from '#functions/docs/page.ts';
 import { swaggerUiFile, swaggerUiVersion } from '#functions/docs/swagger-ui.ts';
 import { ApiError } from '#shared/errors.ts';
 import { createGetHandler } from '#shared/http/stack.ts';
+import { docsAssetsRoute } from '#shared/routes/system.ts';
 
-export const handler = createGetHandler('docs-assets', ({ params }) => {
+export const handler = createGetHandler(docsAssetsRoute, ({ params }) => {
   const name = params.asset;
   if (!isDocsAsset(name)) {
     throw new ApiError(

@@ -1,8 +1,8 @@
 import { deflateSync } from 'node:zlib';
 import { zipSync } from 'fflate';
 import sharp from 'sharp';
-import { imageInputFormats } from '#shared/formats.ts';
 import { pngChunk } from '#shared/image/png-chunk.ts';
+import { imageInputFormats } from '#shared/source/formats.ts';
 import { type Bait, type Corpus, damaged, decodingRoutes, type Specimen, specimen } from './specimen.ts';
 import { svgSpecimens } from './svg.ts';
 

@@ -1,6 +1,6 @@
 import { sourceContentTypeOf } from '#shared/image/formats.ts';
 import { contentTypeOf as mediaContentTypeOf } from '#shared/media/formats.ts';
-import { PDF_TYPE } from '#shared/pdf/output.ts';
+import { PDF_TYPE } from '#shared/pdf/limits.ts';
 import type { RouteSpec } from '#shared/routes.ts';
 
 /*

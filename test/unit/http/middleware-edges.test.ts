@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { apiEvent, call } from '../../support/lambda.ts';
+import { testRoute } from '../../support/route.ts';
 
 /**
  * The edges of the shared request stack: the body size limit exactly at 1 MiB, a body of only
@@ -17,11 +18,11 @@ async function loadHandlers() {
   vi.stubEnv('LOG_LEVEL', 'info');
   vi.resetModules();
   const { createJsonHandler } = await import('#shared/http/stack.ts');
-  const echo = createJsonHandler('echo', schema, async ({ body }) => {
+  const echo = createJsonHandler(testRoute('echo', schema), async ({ body }) => {
     if (body.waitMs) await sleep(body.waitMs);
     return { length: body.text.length, text: body.text.slice(0, 10) };
   });
-  const broken = createJsonHandler('broken', schema, async () => {
+  const broken = createJsonHandler(testRoute('broken', schema), async () => {
     throw new Error('disk on fire at /var/task/secret.ts');
   });
   return { echo, broken };

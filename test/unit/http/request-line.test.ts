@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { emfDirectives } from '../../support/emf.ts';
 import { FixtureServer } from '../../support/fixture-server.ts';
 import { apiEvent, call } from '../../support/lambda.ts';
+import { testRoute } from '../../support/route.ts';
 
 /**
  * The one log line per request carries the request's metrics (embedded metric format) and its
@@ -38,29 +39,35 @@ async function loadModules() {
       },
     }),
   );
-  const { createFileHandler } = await import('#shared/http/file-handler.ts');
+  const { createFileHandler } = await import('#shared/jobs/file-handler.ts');
   const { createJsonHandler } = await import('#shared/http/stack.ts');
   const { downloadSource } = await import('#shared/source/download.ts');
-  const fileHandler = createFileHandler('copy-source', body, async ({ body, workspace, limits, caller }) => {
-    const downloaded = await downloadSource(body.sourceUrl, {
-      workspace,
-      maxBytes: limits.maxSourceBytes,
-      tier: caller.tier,
-      accept: 'any',
-    });
-    const path = await workspace.file('copy.bin');
-    await writeFile(path, Buffer.alloc(downloaded.sizeBytes * body.repeat, 1));
-    return { path, contentType: 'application/octet-stream', fileName: 'copy.bin' };
-  });
-  const jsonHandler = createJsonHandler('size', body, async ({ body, workspace, limits, caller }) => {
-    const { sizeBytes } = await downloadSource(body.sourceUrl, {
-      workspace,
-      maxBytes: limits.maxSourceBytes,
-      tier: caller.tier,
-      accept: 'any',
-    });
-    return { sizeBytes };
-  });
+  const fileHandler = createFileHandler(
+    testRoute('copy-source', body, 'file'),
+    async ({ body, workspace, limits, caller }) => {
+      const downloaded = await downloadSource(body.sourceUrl, {
+        workspace,
+        maxBytes: limits.maxSourceBytes,
+        tier: caller.tier,
+        accept: 'any',
+      });
+      const path = await workspace.file('copy.bin');
+      await writeFile(path, Buffer.alloc(downloaded.sizeBytes * body.repeat, 1));
+      return { path, contentType: 'application/octet-stream', fileName: 'copy.bin' };
+    },
+  );
+  const jsonHandler = createJsonHandler(
+    testRoute('size', body),
+    async ({ body, workspace, limits, caller }) => {
+      const { sizeBytes } = await downloadSource(body.sourceUrl, {
+        workspace,
+        maxBytes: limits.maxSourceBytes,
+        tier: caller.tier,
+        accept: 'any',
+      });
+      return { sizeBytes };
+    },
+  );
   return { fileHandler, jsonHandler };
 }
 

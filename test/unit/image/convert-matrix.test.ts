@@ -4,7 +4,8 @@ import { imageSize } from 'image-size';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { convertImage } from '#shared/image/convert.ts';
-import { type ImageOutputFormat, imageInputFormats, imageOutputFormats } from '#shared/image/formats.ts';
+import { type ImageOutputFormat, imageOutputFormats } from '#shared/image/formats.ts';
+import { imageInputFormats } from '#shared/source/formats.ts';
 import { sniffFormat } from '#shared/source/sniff.ts';
 import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import {

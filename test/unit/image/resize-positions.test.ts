@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { type Position, resizeImage } from '#shared/image/resize.ts';
+import type { Position } from '#shared/image/limits.ts';
+import { resizeImage } from '#shared/image/resize.ts';
 import { fixturesWithWorkspace } from '../../support/fixture-hooks.ts';
 import { colourDistance, ImageFixtures, pixelAt, type Rgb } from './fixtures.ts';
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
 import { openImage } from '#shared/image/decode.ts';
-import { svgImageLimits } from '#shared/image/svg-data-images.ts';
+import { maxDrawnElements, maxFilterWork, svgImageLimits } from '#shared/image/limits.ts';
 import { assertSelfContainedSvg } from '#shared/image/svg-guard.ts';
-import { maxDrawnElements, maxFilterWork } from '#shared/image/svg-references.ts';
 import { blurChain, nestedSvg, svgWithRaster, useAmplification } from '../../corpus/svg-bounds.ts';
 import { ImageFixtures } from './fixtures.ts';
 import { svgRefusal } from './svg-refusal.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { svgLimits } from '#shared/image/svg-guard.ts';
+import { svgLimits } from '#shared/image/limits.ts';
 import { svgRefusal } from './svg-refusal.ts';
 
 const svg = (inner: string, attributes = '') =>

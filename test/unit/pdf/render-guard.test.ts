@@ -2,9 +2,10 @@ import { PDFiumPage } from '@hyzyla/pdfium';
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
+import { maxFormDraws } from '#shared/pdf/limits.ts';
 import { loadPdfium } from '#shared/pdf/pdfium.ts';
 import { PdfiumPages } from '#shared/pdf/pdfium-pages.ts';
-import { guardRendering, jpxDeclaredPixels, maxFormDraws } from '#shared/pdf/render-guard.ts';
+import { guardRendering, jpxDeclaredPixels } from '#shared/pdf/render-guard.ts';
 import { formCyclePdf, jp2Image, jpxPdf, plainPdf, stream } from '../../corpus/pdf.ts';
 import { buildPdf } from '../../hardening/corpus/pdf.ts';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { baseNameOf } from '#shared/source/base-name.ts';
-import { formatBytes } from '#shared/source/download.ts';
+import { formatBytes } from '#shared/units.ts';
 
 describe('baseNameOf', () => {
   it.each([

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { errorStatus } from '#shared/http/errors.ts';
 import { withCallback } from '#shared/jobs/callback.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
+import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
 import { routes } from '#shared/routes.ts';
 
@@ -18,6 +19,7 @@ const jsonRoute: RouteSpec = {
   path: '/echo-words',
   function: 'echo-words',
   kind: 'json',
+  sizing: bufferedSizing(256, false),
   tag: 'Text',
   summary: 'Echo words',
   description: 'What the contract leaves open, said here.',
@@ -36,6 +38,7 @@ const fileRoute: RouteSpec = {
   path: '/shrink-image',
   function: 'shrink-image',
   kind: 'file',
+  sizing: streamedSizing(2048, 120, 2),
   tag: 'Image',
   summary: 'Shrink an image',
   body: z.strictObject({ sourceUrl: z.string(), outputFormat: z.enum(['png', 'webp']).default('png') }),
@@ -49,6 +52,7 @@ const getRoute: RouteSpec = {
   path: '/things/{thingId}',
   function: 'things',
   kind: 'system',
+  sizing: bufferedSizing(256, false),
   tag: 'Jobs',
   summary: 'Read a thing',
   errors: ['not_found'],

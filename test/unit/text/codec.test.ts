@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
-import { textEncodings } from '#shared/formats.ts';
 import { decodeText } from '#shared/text/decode.ts';
 import { encodeText } from '#shared/text/encode.ts';
+import { textEncodings } from '#shared/text/limits.ts';
 import type { TextEncoding } from '#shared/text/schemas.ts';
 
 // RFC 4648 §10 test vectors.

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashAlgorithms } from '#shared/formats.ts';
 import { hashText } from '#shared/text/hash.ts';
+import { hashAlgorithms } from '#shared/text/limits.ts';
 
 // Known answers: FIPS 180-2 appendices (SHA-1, SHA-2) and NIST's SHA-3 examples for "abc" and the
 // empty message, RFC 1321 §A.5 (MD5), RFC 7693 Appendix A (BLAKE2b-512).
