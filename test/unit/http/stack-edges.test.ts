@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { contentDisposition, preflightHeaders } from '#shared/http/headers.ts';
+import { scopeOf } from '#shared/http/middleware.ts';
 import { tiers } from '#shared/tiers.ts';
 import { apiEvent, call } from '../../support/lambda.ts';
 import { testRoute } from '../../support/route.ts';
@@ -30,12 +31,18 @@ async function loadHandlers() {
   const refusing = createGetHandler(testRoute('nested/refusing', schema), async () =>
     jsonResponse(400, { error: 'invalid_input', message: 'built by the work itself' }),
   );
+  const odd = createGetHandler(testRoute('odd', schema), async () =>
+    jsonResponse(400, { error: 42, message: 'a code that is no string' }),
+  );
+  const statusful = createJsonHandler(testRoute('statusful', schema), async () => {
+    throw Object.assign(new Error('upstream 503'), { statusCode: 503 });
+  });
   const plain = createGetHandler(testRoute('plain', schema), async () => ({
     statusCode: 502,
     headers: { 'Content-Type': 'text/plain' },
     body: 'upstream said no',
   }));
-  return { echo, broken, refusing, plain };
+  return { echo, broken, refusing, plain, odd, statusful };
 }
 
 beforeAll(async () => {
@@ -64,6 +71,24 @@ describe("the JSON parser's refusals, in the service's codes", () => {
     const answer = await call(handlers.echo, apiEvent('{"__proto__": {"admin": true}}'));
     expect(answer.statusCode).toBe(400);
     expect(answer.json()).toEqual({ error: 'validation_failed', message: '__proto__: unknown field' });
+  });
+
+  it('a constructor.prototype key: 400 validation_failed naming "constructor"', async () => {
+    const answer = await call(handlers.echo, apiEvent('{"constructor": {"prototype": {"admin": true}}}'));
+    expect(answer.json()).toEqual({ error: 'validation_failed', message: 'constructor: unknown field' });
+  });
+
+  it('no body at all takes the defaults', async () => {
+    const answer = await call(handlers.echo, apiEvent(undefined));
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json()).toMatchObject({ body: { text: 'none' } });
+  });
+
+  it('an error from the work that carries an HTTP status of its own is still a bare 500', async () => {
+    captureLines();
+    const answer = await call(handlers.statusful, apiEvent({}));
+    expect(answer.statusCode).toBe(500);
+    expect((answer.json() as { error: string }).error).toBe('internal_error');
   });
 
   it('a media type in capitals is still JSON', async () => {
@@ -138,6 +163,12 @@ describe('headers of every answer', () => {
   });
 });
 
+describe('the request scope', () => {
+  it('is missing for an event the stack has not seen, and says which middleware must come first', () => {
+    expect(() => scopeOf({})).toThrow('request scope missing: is requestScope() the first middleware?');
+  });
+});
+
 describe('Content-Disposition', () => {
   it('reduces each run of unsafe characters to one underscore, at most 120 characters, "file" when empty', () => {
     expect(contentDisposition('my  file!!.pdf')).toBe('inline; filename="my_file_.pdf"');
@@ -168,6 +199,12 @@ describe('answers a GET work builds itself', () => {
 });
 
 describe('the request line', () => {
+  it('logs an error answer whose code is not a string as "unknown"', async () => {
+    captureLines();
+    await call(handlers.odd, apiEvent(undefined, { method: 'GET' }));
+    expect(requestLine()).toMatchObject({ status: 400, errorCode: 'unknown' });
+  });
+
   it('counts the decoded bytes of a base64 body', async () => {
     captureLines();
     const event = apiEvent({ text: 'hello' }, { base64: true });
