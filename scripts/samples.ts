@@ -1,7 +1,7 @@
 /**
  * Sample files for README's examples, made here and served on loopback:
  *
- *   npm run samples        # http://127.0.0.1:3001/photo.jpg, paper.pdf, annex.pdf, clip.mp4
+ *   npm run samples        # http://127.0.0.1:3001/photo.jpg, paper.pdf, annex.pdf, clip.mp4, report.docx
  *
  * The service downloads sources from loopback only with SOURCE_ALLOW_PRIVATE=true (README's quick
  * start). POST /hook answers 204, as a webhook receiver for the async job example.
@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 import { ffmpegPath } from '#shared/media/binaries.ts';
+import { makeDocx } from '../test/support/office-documents.ts';
 
 /** A 1200×800 photo-like JPEG: a colour gradient with soft noise. */
 async function photo(): Promise<Buffer> {
@@ -93,6 +94,10 @@ const files: Record<string, { type: string; body: Buffer }> = {
   '/paper.pdf': { type: 'application/pdf', body: await paper('Sample paper', 8) },
   '/annex.pdf': { type: 'application/pdf', body: await paper('Annex', 2) },
   '/clip.mp4': { type: 'video/mp4', body: await clip(folder) },
+  '/report.docx': {
+    type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    body: makeDocx('Sample report\nRevenue grew by seven percent in the third quarter.'),
+  },
 };
 await rm(folder, { recursive: true, force: true });
 
