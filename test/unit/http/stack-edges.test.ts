@@ -198,6 +198,22 @@ describe('answers a GET work builds itself', () => {
   });
 });
 
+describe('an event the stack cannot even read', () => {
+  it('still gets a JSON 500 and an error line, with the request id "unknown"', async () => {
+    captureLines();
+    const event = apiEvent({});
+    (event as unknown as { body: unknown }).body = 42;
+    const answer = await call(handlers.echo, event);
+    expect(answer.statusCode).toBe(500);
+    expect(answer.headers['X-Request-Id']).toBe('unknown');
+    expect(answer.json()).toEqual({
+      error: 'internal_error',
+      message: 'Unexpected error; quote request id unknown when reporting it.',
+    });
+    expect(lines.find((line) => line.message === 'request failed')).toMatchObject({ requestId: 'unknown' });
+  });
+});
+
 describe('the request line', () => {
   it('logs an error answer whose code is not a string as "unknown"', async () => {
     captureLines();
