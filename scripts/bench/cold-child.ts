@@ -17,6 +17,11 @@ interface Request {
 
 const report = (fields: Record<string, unknown>) => process.stdout.write(`COLD ${JSON.stringify(fields)}\n`);
 const since = (start: number) => performance.now() - start;
+/** CPU time of the whole process (all threads) since `start`: steadier than wall time on a loaded machine. */
+const cpuSince = (start: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
 const [mode, bundle, requestJson] = process.argv.slice(2);
 const require = createRequire(import.meta.url);
 
@@ -33,21 +38,32 @@ if (mode === 'sharp') {
   report({ importMs, initMs: since(init) });
 } else if (mode === 'handler' && bundle) {
   installAwsLambdaGlobal();
+  const startCpu = process.cpuUsage();
   const start = performance.now();
   const { handler } = (await import(pathToFileURL(bundle).href)) as { handler: unknown };
   const importMs = since(start);
+  const importCpuMs = cpuSince(startCpu);
   if (!requestJson) {
-    report({ importMs });
+    report({ importMs, importCpuMs });
   } else {
     const request = JSON.parse(requestJson) as Request;
     const event = () =>
       apiEvent(request.body, { method: request.method, path: request.path, tier: 'enterprise' });
+    const firstCpu = process.cpuUsage();
     const first = performance.now();
     const answer = await call(handler, event());
     const firstCallMs = since(first);
+    const firstCallCpuMs = cpuSince(firstCpu);
     const second = performance.now();
     await call(handler, event());
-    report({ importMs, firstCallMs, secondCallMs: since(second), status: answer.statusCode });
+    report({
+      importMs,
+      importCpuMs,
+      firstCallMs,
+      firstCallCpuMs,
+      secondCallMs: since(second),
+      status: answer.statusCode,
+    });
   }
 } else {
   throw new Error('usage: cold-child.ts handler <bundle> [<request JSON>] | sharp | pdfium');

@@ -1,5 +1,6 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { config } from '#shared/config.ts';
+import type { JobEvent } from '#shared/jobs/job-event.ts';
 
 let client: LambdaClient | undefined;
 
@@ -7,13 +8,7 @@ let client: LambdaClient | undefined;
 const lambda = () =>
   (client ??= new LambdaClient({ ...(config.LAMBDA_ENDPOINT ? { endpoint: config.LAMBDA_ENDPOINT } : {}) }));
 
-/** The event a file function receives when it runs a job instead of an HTTP request. */
-export interface JobEvent {
-  job: { jobId: string };
-}
-
-export const isJobEvent = (event: unknown): event is JobEvent =>
-  typeof (event as JobEvent | null)?.job?.jobId === 'string';
+export { isJobEvent, type JobEvent } from '#shared/jobs/job-event.ts';
 
 /**
  * Runs the job apart: an asynchronous invocation of the same function (in AWS its own name; the

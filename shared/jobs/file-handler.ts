@@ -3,10 +3,8 @@ import type { z } from 'zod';
 import { scopeOf } from '#shared/http/middleware.ts';
 import { type FileResult, fileResponse } from '#shared/http/respond.ts';
 import { inputFor, type PostRoute, postStack, runWork, type Work } from '#shared/http/stack.ts';
-import { acceptJob } from '#shared/jobs/accept.ts';
 import { withCallback } from '#shared/jobs/callback.ts';
-import { isJobEvent } from '#shared/jobs/dispatch.ts';
-import { runJob } from '#shared/jobs/run.ts';
+import { isJobEvent } from '#shared/jobs/job-event.ts';
 import { openStage } from '#shared/stages.ts';
 
 declare const awslambda: { streamifyResponse<T>(handler: T): T };
@@ -32,7 +30,11 @@ export function createFileHandler<S extends z.ZodObject>(
   const http = stack.handler(async (event, context, { signal }) => {
     const input = inputFor<z.infer<S> & { callbackUrl?: string }>(event, signal, context);
     const { callbackUrl, ...body } = input.body;
-    if (callbackUrl !== undefined) return acceptJob(route.function, needs, body, callbackUrl, input.caller);
+    if (callbackUrl !== undefined) {
+      // Jobs and their AWS SDK clients load on the first request that needs them, not at init.
+      const { acceptJob } = await import('#shared/jobs/accept.ts');
+      return acceptJob(route.function, needs, body, callbackUrl, input.caller);
+    }
     const file = await runWork(work, { ...input, body: body as z.infer<S> }, event);
     // The answer is streamed after the handler returns; the request's end closes the stage.
     const scope = scopeOf(event);
@@ -43,6 +45,7 @@ export function createFileHandler<S extends z.ZodObject>(
   return awslambda.streamifyResponse<StreamingHandler>(async (event, responseStream, context) => {
     if (!isJobEvent(event)) return http(event, responseStream, context);
     const endsAt = Date.now() + context.getRemainingTimeInMillis();
+    const { runJob } = await import('#shared/jobs/run.ts');
     await runJob(event.job.jobId, work as Parameters<typeof runJob>[1], endsAt);
     responseStream.end();
   });
