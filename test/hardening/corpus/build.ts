@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { imageFormats, imageOriginals, imageSpecimens } from './images.ts';
 import { audioFormats, ffmpegBytes, media, mediaOriginals, mediaSpecimens, videoFormats } from './media.ts';
+import { officeFormats, officeSpecimens } from './office.ts';
 import { pdfDocument, pdfSpecimens } from './pdf.ts';
 import type { Bait, Corpus } from './specimen.ts';
 
@@ -13,6 +14,7 @@ export const corpusFormats = (): readonly string[] => [
   'pdf',
   ...audioFormats,
   ...videoFormats,
+  ...officeFormats,
 ];
 
 /** The bait files, the sound original of every format, and the whole corpus, written under `dir`. */
@@ -43,5 +45,9 @@ export async function buildCorpus(
     pdfSpecimens(bait, originals.pdf!),
     mediaSpecimens(dir, bait, originals),
   ]);
-  return { corpus: { ...imageSpecimens(bait, originals), pdf, ...mediaCorpus }, bait, originals };
+  return {
+    corpus: { ...imageSpecimens(bait, originals), pdf, ...mediaCorpus, ...officeSpecimens() },
+    bait,
+    originals,
+  };
 }
