@@ -1,0 +1,73 @@
+import { readdirSync } from 'node:fs';
+import { build, type Metafile } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * What a function evaluates at init is what its handler reaches through static imports; a dynamic
+ * `import()` is evaluated on the first request that takes that path. File functions start without
+ * the async-job modules and the AWS SDK clients behind them (S3, Lambda, Secrets Manager): most
+ * requests carry no callbackUrl, and those clients cost a large share of a cold start.
+ */
+const root = new URL('../../../', import.meta.url).pathname;
+
+const handlers = readdirSync(`${root}functions`, { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('handler.ts'))
+  .map((file) => `functions/${file}`);
+
+async function importGraph(entryPoints: string[]): Promise<Metafile> {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outdir: 'out',
+    logLevel: 'silent',
+  });
+  return result.metafile;
+}
+
+/** Modules and packages reached from `entry` through static imports only (what init evaluates). */
+function loadedAtInit(graph: Metafile, entry: string): Set<string> {
+  const reached = new Set<string>([entry]);
+  const queue = [entry];
+  for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
+    for (const target of graph.inputs[path]?.imports ?? []) {
+      if (target.kind === 'dynamic-import' || reached.has(target.path)) continue;
+      reached.add(target.path);
+      if (!target.external) queue.push(target.path);
+    }
+  }
+  return reached;
+}
+
+describe('cold start of the file functions', () => {
+  it('loads no job module and no AWS SDK client at init', async () => {
+    const graph = await importGraph(handlers);
+    const fileFunctions = handlers.filter((entry) =>
+      loadedAtInit(graph, entry).has('shared/jobs/file-handler.ts'),
+    );
+    expect(fileFunctions.length).toBeGreaterThan(10);
+    const eager = fileFunctions.flatMap((entry) =>
+      [...loadedAtInit(graph, entry)]
+        .filter(
+          (path) =>
+            path.startsWith('@aws-sdk/') || /^shared\/jobs\/(accept|run|store|dispatch)\.ts$/.test(path),
+        )
+        .map((path) => `${entry} → ${path}`),
+    );
+    expect(eager).toEqual([]);
+  });
+
+  it('still reaches the job modules, lazily, from every file function', async () => {
+    const graph = await importGraph(['shared/jobs/file-handler.ts']);
+    const lazy = graph.inputs['shared/jobs/file-handler.ts']?.imports
+      .filter((target) => target.kind === 'dynamic-import')
+      .map((target) => target.path)
+      .sort();
+    expect(lazy).toEqual(['shared/jobs/accept.ts', 'shared/jobs/run.ts']);
+  });
+});
