@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { apiEvent } from '../support/lambda.ts';
-import { buildCorpus, corpusFormats } from './corpus/build.ts';
+import { buildCorpus, headerFuzzFormats } from './corpus/build.ts';
 import { audioFormats, videoFormats } from './corpus/media.ts';
 import {
   acceptedFormats,
@@ -64,7 +64,7 @@ function rewritten(bytes: Buffer, changes: ReadonlyArray<[number, number]>): Buf
 
 const formatsUnderTest = () => {
   const accepted = new Set(downloadingRoutes().flatMap((route) => acceptedFormats(route)));
-  return corpusFormats().filter((format) => accepted.has(format));
+  return headerFuzzFormats().filter((format) => accepted.has(format));
 };
 
 describe('headers rewritten byte by byte', () => {
