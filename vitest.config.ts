@@ -20,6 +20,9 @@ export default defineConfig({
       exclude: ['**/*.d.ts'],
       reporter: ['text-summary', 'json-summary', 'html'],
       reportsDirectory: 'reports/coverage',
+      // The goal `npm run test:coverage` checks; not part of `npm test` until a whole run meets it
+      // (docs/testing.md has the figures measured so far).
+      thresholds: { lines: 90, branches: 85 },
     },
   },
 });
