@@ -18,7 +18,10 @@ const textFunctions = ['slugify', 'hash', 'encode', 'decode', 'text-case', 'text
 
 interface ColdRun {
   importMs: number;
+  /** CPU time of the process during the import: steadier than wall time on a loaded machine. */
+  importCpuMs?: number;
   firstCallMs?: number;
+  firstCallCpuMs?: number;
   secondCallMs?: number;
   status?: number;
   loadMs?: number;
@@ -41,8 +44,55 @@ function localBody(route: RouteSpec, files: LocalFiles): unknown {
   return body;
 }
 
+/** The slowest function of a measurement, and how many functions are over the limit. */
+function slowest(values: ReadonlyMap<string, number>, limit: number) {
+  const sorted = [...values].filter(([, ms]) => Number.isFinite(ms)).sort((a, b) => b[1] - a[1]);
+  const over = sorted.filter(([, ms]) => ms > limit);
+  return { top: sorted[0], over };
+}
+
+/**
+ * Issue 19's cold-start budgets, judged on CPU time (the machine is shared; wall time there
+ * measures the queue). The floor is Node's own start, measured in the same run.
+ */
+function coldStartBudgets(
+  importCpu: ReadonlyMap<string, number>,
+  firstCallCpu: ReadonlyMap<string, number>,
+  nodeStartMs: number,
+): Budget[] {
+  const verdict = (
+    name: string,
+    limit: number,
+    values: ReadonlyMap<string, number>,
+    what: string,
+  ): Budget => {
+    const { top, over } = slowest(values, limit);
+    if (!top) return { name, target: `≤ ${limit} ms`, measured: 'not measured', met: undefined };
+    const overNames = over
+      .slice(0, 6)
+      .map(([fn]) => fn)
+      .join(', ');
+    return {
+      name,
+      target: `≤ ${limit} ms ${what}, every function`,
+      measured:
+        `slowest ${top[0]} ${formatMs(top[1])} CPU (${(top[1] / limit).toFixed(2)}× the budget); ` +
+        `${over.length} of ${values.size} over${over.length > 0 ? ` (${overNames}${over.length > 6 ? ', …' : ''})` : ''}; ` +
+        `floor: Node's own start ${formatMs(nodeStartMs)} wall`,
+      met: over.length === 0,
+    };
+  };
+  return [
+    verdict('Cold start: module init', 100, importCpu, '(import CPU, fresh process)'),
+    verdict('Cold start: first call', 150, firstCallCpu, '(CPU of the first request)'),
+  ];
+}
+
 export async function benchColdStart(context: BenchContext): Promise<SectionResult> {
-  const names = [...new Set(routes.map((route) => route.function)), 'authorizer'].sort();
+  const all = [...new Set(routes.map((route) => route.function)), 'authorizer'].sort();
+  // BENCH_COLD_FUNCTIONS=a,b measures only those functions (a short look at a change).
+  const only = process.env.BENCH_COLD_FUNCTIONS?.split(',').map((name) => name.trim());
+  const names = only ? all.filter((name) => only.includes(name)) : all;
   const outDir = workFile(context, 'bundles');
   const bundles = await bundleFunctions({ rootDir: context.rootDir, outDir, names });
 
@@ -92,6 +142,8 @@ export async function benchColdStart(context: BenchContext): Promise<SectionResu
 
   const rows: string[][] = [];
   const importTimes = new Map<string, number>();
+  const importCpu = new Map<string, number>();
+  const firstCallCpu = new Map<string, number>();
   for (const name of names) {
     const bundle = bundles.get(name)!;
     const code = (await stat(join(outDir, bundleFolder(name), 'index.mjs'))).size;
@@ -122,13 +174,17 @@ export async function benchColdStart(context: BenchContext): Promise<SectionResu
     }
     const failed = results.find((result) => result.status !== undefined && result.status !== 200);
     importTimes.set(name, med(results, 'importMs'));
+    importCpu.set(name, med(results, 'importCpuMs'));
+    if (request && !failed) firstCallCpu.set(name, med(results, 'firstCallCpuMs'));
     rows.push([
       name,
       `${Math.round(code / 1024)} KB`,
       `${Math.round(bundle.sizeBytes / 1024)} KB`,
       bundle.layers.join(', ') || '—',
-      formatMs(med(results, 'importMs')),
-      request ? `${formatMs(med(results, 'firstCallMs'))}${failed ? ` (HTTP ${failed.status})` : ''}` : '—',
+      `${formatMs(med(results, 'importMs'))} (${formatMs(med(results, 'importCpuMs'))} CPU)`,
+      request
+        ? `${formatMs(med(results, 'firstCallMs'))} (${formatMs(med(results, 'firstCallCpuMs'))} CPU)${failed ? ` (HTTP ${failed.status})` : ''}`
+        : '—',
       request ? formatMs(med(results, 'secondCallMs')) : '—',
     ]);
   }
@@ -140,27 +196,31 @@ export async function benchColdStart(context: BenchContext): Promise<SectionResu
     emptyStarts.push((await runTool(process.execPath, ['-e', ''], { env })).ms);
   }
 
-  const textSizes = textFunctions.map(async (name) => ({
+  const measuredText = textFunctions.filter((name) => names.includes(name));
+  const textSizes = measuredText.map(async (name) => ({
     name,
     bytes: (await stat(join(outDir, bundleFolder(name), 'index.mjs'))).size,
   }));
-  const largestText = (await Promise.all(textSizes)).sort((a, b) => b.bytes - a.bytes)[0]!;
-  const slowestText = textFunctions
-    .map((name) => ({ name, ms: importTimes.get(name)! }))
-    .sort((a, b) => b.ms - a.ms)[0]!;
+  const largestText = (await Promise.all(textSizes)).sort((a, b) => b.bytes - a.bytes)[0];
+  const slowestText = measuredText
+    .map((name) => ({ name, ms: importTimes.get(name) ?? Number.NaN }))
+    .sort((a, b) => b.ms - a.ms)[0];
   const budgets: Budget[] = [
     {
       name: 'Text function bundle',
       target: '≤ 300 KB (index.mjs)',
-      measured: `${Math.round(largestText.bytes / 1024)} KB (largest: ${largestText.name})`,
-      met: largestText.bytes <= 300 * 1024,
+      measured: largestText
+        ? `${Math.round(largestText.bytes / 1024)} KB (largest: ${largestText.name})`
+        : 'not measured',
+      met: largestText ? largestText.bytes <= 300 * 1024 : undefined,
     },
     {
       name: 'Text function module init',
       target: '≤ 100 ms (import, fresh process)',
-      measured: `${formatMs(slowestText.ms)} (slowest: ${slowestText.name})`,
-      met: slowestText.ms <= 100,
+      measured: slowestText ? `${formatMs(slowestText.ms)} (slowest: ${slowestText.name})` : 'not measured',
+      met: slowestText ? slowestText.ms <= 100 : undefined,
     },
+    ...coldStartBudgets(importCpu, firstCallCpu, median(emptyStarts)),
   ];
 
   return {
@@ -183,7 +243,7 @@ export async function benchColdStart(context: BenchContext): Promise<SectionResu
         caption: `Engines loaded alone, median of ${runs} fresh processes`,
         head: ['What', 'Time'],
         rows: [
-          ['Node start and exit (no module)', formatMs(median(emptyStarts))],
+          ['Node start and exit (no module), wall', formatMs(median(emptyStarts))],
           ['sharp: require (native addon, libvips)', formatMs(med(sharpRuns, 'loadMs'))],
           ['pdfium: require (JS)', formatMs(med(pdfiumRuns, 'importMs'))],
           [
