@@ -1,7 +1,14 @@
-import { type ExecFileException, execFile, spawn } from 'node:child_process';
+import { type ExecFileException, execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
+import ffmpeg from 'fluent-ffmpeg';
 import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
+import {
+  commandOptions,
+  holdFfmpegPath,
+  limitedLauncher,
+  loadCapabilities,
+} from '#shared/media/ffmpeg-launcher.ts';
 import {
   describeBytes,
   limitedCommand,
@@ -13,7 +20,8 @@ import {
 /**
  * The only module that starts ffmpeg or ffprobe. Everything else describes a job in plain data
  * (input, demuxer, options, output), so the engine behind it can be swapped without touching the
- * converters or the handlers.
+ * converters or the handlers. ffmpeg is started through fluent-ffmpeg's public API; ffprobe, which
+ * must be read with a forced demuxer and a bounded report, is started beside it with execFile.
  *
  * Every run is confined: the input is read through the `file` protocol only and with the one
  * demuxer the caller names, no decoder accepts a frame over 8192 × 8192 pixels, the process runs
@@ -198,6 +206,22 @@ export interface FfmpegRun {
   seconds: number | undefined;
 }
 
+/** The limits of fluent-ffmpeg's own `-formats` and `-encoders` runs, once per container. */
+const capabilityLimits = processLimits(10_000);
+await loadCapabilities(ffmpegPath, capabilityLimits);
+
+/**
+ * How the process ended, as fluent-ffmpeg's error words it ("ffmpeg exited with code N",
+ * "ffmpeg was killed with signal S"); nothing when it failed before or at the spawn.
+ */
+function processEnd(message: string): { code: number | null; signal: string | null } | undefined {
+  const exited = /^ffmpeg exited with code (\d+)/.exec(message);
+  if (exited) return { code: Number(exited[1]), signal: null };
+  const killed = /^ffmpeg was killed with signal (\w+)/.exec(message);
+  if (killed) return { code: null, signal: killed[1] ?? null };
+  return undefined;
+}
+
 /** Runs one ffmpeg job to completion, or kills it at the deadline or on abort. */
 export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<FfmpegRun> {
   const { signal, timeoutMs, onProgress } = options;
@@ -205,45 +229,55 @@ export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<Ff
   await assertRunnable('ffmpeg', ffmpegPath);
   if (signal?.aborted) throw signal.reason;
   const limits = options.limits ?? processLimits(timeoutMs);
-  const command = limitedCommand(ffmpegPath, ffmpegArguments(job), limits);
+  const launcher = await limitedLauncher(ffmpegPath, limits);
+  if (signal?.aborted) throw signal.reason;
+  const freePath = await holdFfmpegPath(launcher);
   return new Promise<FfmpegRun>((resolve, reject) => {
-    const child = spawn(command.file, command.args, {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      windowsHide: true,
-    });
+    // Each list is passed as separate arguments: given one array, fluent-ffmpeg would split any
+    // option holding exactly one space in two. Both lists always hold more than one option.
+    const command = ffmpeg(commandOptions)
+      .input(`file:${job.input}`)
+      .inputOptions(...confinedInput(job.demuxer), ...(job.inputOptions ?? []))
+      .output(job.output)
+      .outputOptions('-v', 'error', '-stats', ...job.outputOptions);
+
+    let running = false;
     let stopped: 'timeout' | 'abort' | undefined;
     const stop = (why: 'timeout' | 'abort') => {
       stopped ??= why;
-      child.kill('SIGKILL');
+      // Before the spawn there is no process yet; 'start' below kills it as soon as it exists.
+      if (running) command.kill('SIGKILL');
     };
     const timer = setTimeout(() => stop('timeout'), timeoutMs);
     const onAbort = () => stop('abort');
     signal?.addEventListener('abort', onAbort, { once: true });
 
     let log = '';
-    let partial = '';
     let seconds: number | undefined;
     const expected = job.expectedSeconds ?? 0;
-    const readStats = (line: string) => {
+    // 'start' comes right after the spawn, with the process known to fluent-ffmpeg's kill().
+    command.on('start', () => {
+      running = true;
+      freePath();
+      if (stopped) command.kill('SIGKILL');
+    });
+    // Progress is read from ffmpeg's own stats lines (`-stats`, every half second), which
+    // fluent-ffmpeg hands over one by one. Its 'progress' event is not used: listening to it makes
+    // fluent-ffmpeg start its own ffprobe on the input, unconfined and with no deadline.
+    command.on('stderr', (line: string) => {
+      log = `${log}${line}\n`.slice(-maxLogChars);
       const done = statsSeconds(line);
       if (done === undefined) return;
       seconds = done;
       if (onProgress && expected > 0) onProgress(Math.max(0, Math.min(100, (done / expected) * 100)));
-    };
-    child.stderr.setEncoding('utf8');
-    // Progress is read from ffmpeg's own stats lines (`-stats`, every half second, ended by \r).
-    child.stderr.on('data', (chunk: string) => {
-      log = (log + chunk).slice(-maxLogChars);
-      const lines = (partial + chunk).split(/\r\n|\r|\n/);
-      partial = lines.pop() ?? '';
-      for (const line of lines) readStats(line);
     });
 
     let settled = false;
     const finish = (error?: Error) => {
       if (settled) return;
-      readStats(partial);
       settled = true;
+      running = false;
+      freePath();
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       if (stopped === 'timeout') reject(new MediaTimeoutError(timeoutMs));
@@ -251,19 +285,21 @@ export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<Ff
       else if (error) reject(error);
       else resolve({ seconds });
     };
-    // The shell itself could not be started (EMFILE, EAGAIN, …).
-    child.on('error', (error) => {
-      finish(new MediaToolError('ffmpeg', 'not-started', error.message, { cause: error, limits }));
+    // 'end' and 'error' come after the process has exited and its pipes have closed.
+    command.on('end', () => {
+      if (!stopped) onProgress?.(100);
+      finish();
     });
-    // 'close' comes after the process has exited and its pipes have closed.
-    child.on('close', (code, killedBy) => {
-      if (code === 0) {
-        if (!stopped) onProgress?.(100);
-        return finish();
-      }
-      const outcome = outcomeOf(code, killedBy, log, 'ffmpeg');
-      finish(new MediaToolError('ffmpeg', outcome, describeOutcome(outcome, code, log, limits), { limits }));
+    command.on('error', (error: Error) => {
+      const end = processEnd(error.message);
+      // No exit at all: fluent-ffmpeg refused the command while preparing it, or could not spawn.
+      if (!end)
+        return finish(new MediaToolError('ffmpeg', 'not-started', error.message, { cause: error, limits }));
+      const outcome = outcomeOf(end.code, end.signal, log, 'ffmpeg');
+      const detail = describeOutcome(outcome, end.code, log, limits);
+      finish(new MediaToolError('ffmpeg', outcome, detail, { limits }));
     });
+    command.run();
   });
 }
 

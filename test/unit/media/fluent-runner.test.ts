@@ -1,0 +1,77 @@
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ffmpegPath } from '#shared/media/binaries.ts';
+import { MediaFixtures, probe } from './fixtures.ts';
+
+/**
+ * ffmpeg is started through fluent-ffmpeg: the command line fluent-ffmpeg announces when it spawns
+ * is the one the process receives, under the run's limits. fluent-ffmpeg is wrapped to hear its
+ * 'start' events; FFMPEG_PATH names a script that writes down its limits and arguments and then
+ * runs the real binary. The media modules are loaded afresh after the variable is set.
+ */
+const announced = vi.hoisted(() => ({ lines: [] as string[] }));
+vi.mock('fluent-ffmpeg', async (importOriginal) => {
+  const real = (await importOriginal<{ default: typeof import('fluent-ffmpeg') }>()).default;
+  const wrapped = (...args: Parameters<typeof real>) =>
+    real(...args).on('start', (line: string) => announced.lines.push(line));
+  return { default: Object.assign(wrapped, real) };
+});
+
+const fixtures = new MediaFixtures();
+let dir: string;
+let log: string;
+let run: typeof import('#shared/media/run.ts');
+
+beforeAll(async () => {
+  await fixtures.open();
+  dir = await mkdtemp(join(tmpdir(), 'media-fluent-'));
+  log = join(dir, 'started.log');
+  const script = join(dir, 'ffmpeg');
+  // One line per process: its data limit (KiB), its CPU limit (s), then its arguments, tab-separated.
+  await writeFile(
+    script,
+    [
+      '#!/bin/sh',
+      'line="$(ulimit -d)\t$(ulimit -t)"',
+      'for arg in "$@"; do line="$line\t$arg"; done',
+      `printf '%s\\n' "$line" >> '${log}'`,
+      `exec '${ffmpegPath}' "$@"`,
+      '',
+    ].join('\n'),
+  );
+  await chmod(script, 0o755);
+  vi.stubEnv('FFMPEG_PATH', script);
+  vi.resetModules();
+  run = await import('#shared/media/run.ts');
+});
+
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await fixtures.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('ffmpeg started through fluent-ffmpeg', () => {
+  it('runs the command fluent-ffmpeg builds, exactly as ffmpegArguments lists it, under the run’s limits', async () => {
+    await writeFile(log, '');
+    announced.lines.length = 0;
+    const job = {
+      input: await fixtures.path('twoSeconds'),
+      demuxer: 'mov',
+      output: join(dir, 'out.mkv'),
+      // A value with one space, which fluent-ffmpeg would split in two if given the options as one list.
+      outputOptions: ['-c', 'copy', '-metadata', 'title=Two words', '-f', 'matroska'],
+    };
+    const limits = { dataBytes: 768 * 1024 * 1024, cpuSeconds: 41 };
+    await run.runFfmpeg(job, { timeoutMs: 30_000, limits });
+
+    const args = run.ffmpegArguments(job);
+    expect(announced.lines).toEqual([`ffmpeg ${args.join(' ')}`]);
+    const started = (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '');
+    expect(started.map((line) => line.split('\t'))).toEqual([[String(768 * 1024), '41', ...args]]);
+    const written = await probe(job.output);
+    expect(written.video?.codec_name).toBe('h264');
+  });
+});
