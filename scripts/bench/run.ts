@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { benchColdStart } from './cold-start.ts';
 import { type BenchContext, findTools } from './context.ts';
 import { benchDocuments } from './documents.ts';
+import { benchFixedCost } from './fixed-cost.ts';
 import { benchImages } from './image.ts';
 import { benchMedia } from './media.ts';
 import { benchMemory } from './memory.ts';
@@ -30,6 +31,7 @@ import { benchText } from './text.ts';
 
 const sections: Record<string, (context: BenchContext) => Promise<SectionResult>> = {
   images: benchImages,
+  'fixed-cost': benchFixedCost,
   pdf: benchPdf,
   'pdf-bytes': benchPdfBytes,
   media: benchMedia,
