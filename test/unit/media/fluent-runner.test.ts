@@ -74,4 +74,31 @@ describe('ffmpeg started through fluent-ffmpeg', () => {
     const written = await probe(job.output);
     expect(written.video?.codec_name).toBe('h264');
   });
+
+  it('two runs started together each run under their own limits, though fluent-ffmpeg keeps one path', async () => {
+    const jobOf = async (name: string) => ({
+      input: await fixtures.path('twoSeconds'),
+      demuxer: 'mov',
+      output: join(dir, name),
+      outputOptions: ['-c', 'copy', '-f', 'matroska'],
+    });
+    const runs = [
+      { job: await jobOf('a.mkv'), limits: { dataBytes: 512 * 1024 * 1024, cpuSeconds: 31 } },
+      { job: await jobOf('b.mkv'), limits: { dataBytes: 640 * 1024 * 1024, cpuSeconds: 37 } },
+    ];
+    // Once alone first, so that both scripts exist and the two runs below reach fluent-ffmpeg together.
+    for (const { job, limits } of runs) await run.runFfmpeg(job, { timeoutMs: 30_000, limits });
+    await writeFile(log, '');
+    await Promise.all(runs.map(({ job, limits }) => run.runFfmpeg(job, { timeoutMs: 30_000, limits })));
+
+    const started = (await readFile(log, 'utf8'))
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.split('\t'));
+    expect(started).toHaveLength(2);
+    for (const { job, limits } of runs) {
+      const line = started.find((args) => args.at(-1) === job.output);
+      expect(line?.slice(0, 2)).toEqual([String(limits.dataBytes / 1024), String(limits.cpuSeconds)]);
+    }
+  });
 });
