@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rename, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdtemp, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
@@ -35,28 +36,46 @@ export function launcherScript(binary: string, limits: ProcessLimits): string {
 let folder: Promise<string> | undefined;
 /** The stand-ins written so far, by their text: each is written once and never changed. */
 const written = new Map<string, Promise<string>>();
+let writes = 0;
+
+const isRunnable = (path: string) =>
+  access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+
+async function writeLauncher(text: string): Promise<string> {
+  let dir = await (folder ??= mkdtemp(join(tmpdir(), 'ffmpeg-launchers-'))).catch(() => undefined);
+  // A removed folder is replaced by a new private one, never made again under its old name.
+  if (!dir || !(await isRunnable(dir))) {
+    folder = mkdtemp(join(tmpdir(), 'ffmpeg-launchers-'));
+    dir = await folder;
+  }
+  const path = join(dir, `ffmpeg-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`);
+  writes += 1;
+  const part = `${path}.${writes}.part`;
+  await writeFile(part, text, { mode: 0o700 });
+  await rename(part, path);
+  return path;
+}
 
 /**
  * The path of a stand-in that runs `binary` under `limits`. A shell reads its script after it has
  * been spawned, so a script is never rewritten: each set of limits has its own, named by its text,
- * and it appears under its name only once complete.
+ * and it appears under its name only once complete. One that has gone (a cleaned temporary folder)
+ * is written again: fluent-ffmpeg cannot report a spawn that fails (it throws outside any callback,
+ * which would end the whole process), so the script must exist when it spawns.
  */
-export function limitedLauncher(binary: string, limits: ProcessLimits): Promise<string> {
+export async function limitedLauncher(binary: string, limits: ProcessLimits): Promise<string> {
   const text = launcherScript(binary, limits);
-  let path = written.get(text);
-  if (!path) {
-    path = (async () => {
-      folder ??= mkdtemp(join(tmpdir(), 'ffmpeg-launchers-'));
-      const dir = await folder;
-      const name = `ffmpeg-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
-      await writeFile(join(dir, `${name}.part`), text, { mode: 0o700 });
-      await rename(join(dir, `${name}.part`), join(dir, name));
-      return join(dir, name);
-    })();
-    // A failed write is tried again by the next run rather than remembered.
-    path.catch(() => written.delete(text));
-    written.set(text, path);
-  }
+  const known = await written.get(text)?.catch(() => undefined);
+  if (known && (await isRunnable(known))) return known;
+  const path = writeLauncher(text);
+  written.set(text, path);
+  // A failed write is tried again by the next run rather than remembered.
+  path.catch(() => {
+    if (written.get(text) === path) written.delete(text);
+  });
   return path;
 }
 

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -43,6 +43,8 @@ beforeAll(async () => {
   );
   await chmod(script, 0o755);
   vi.stubEnv('FFMPEG_PATH', script);
+  // The limits scripts are written under the temporary folder: this test's own, so it can remove them.
+  vi.stubEnv('TMPDIR', dir);
   vi.resetModules();
   run = await import('#shared/media/run.ts');
 });
@@ -100,5 +102,23 @@ describe('ffmpeg started through fluent-ffmpeg', () => {
       const line = started.find((args) => args.at(-1) === job.output);
       expect(line?.slice(0, 2)).toEqual([String(limits.dataBytes / 1024), String(limits.cpuSeconds)]);
     }
+  });
+
+  it('writes a limits script again when the temporary folder has lost it, so that fluent-ffmpeg never fails to spawn', async () => {
+    const job = {
+      input: await fixtures.path('twoSeconds'),
+      demuxer: 'mov',
+      output: join(dir, 'again.mkv'),
+      outputOptions: ['-c', 'copy', '-f', 'matroska'],
+    };
+    const limits = { dataBytes: 700 * 1024 * 1024, cpuSeconds: 43 };
+    await run.runFfmpeg(job, { timeoutMs: 30_000, limits });
+    const folders = (await readdir(dir)).filter((entry) => entry.startsWith('ffmpeg-launchers-'));
+    expect(folders.length).toBeGreaterThan(0);
+    for (const folder of folders) await rm(join(dir, folder), { recursive: true, force: true });
+    await rm(job.output);
+
+    await run.runFfmpeg(job, { timeoutMs: 30_000, limits });
+    expect((await probe(job.output)).video?.codec_name).toBe('h264');
   });
 });
