@@ -8,7 +8,7 @@ export const corsHeaders: Record<string, string> = {
 /** What a browser may send cross-origin, and how long it may cache the answer: API Gateway and the local gateway. */
 export const corsPreflight = {
   allowMethods: ['GET', 'POST', 'OPTIONS'],
-  allowHeaders: ['Content-Type', 'x-api-key', 'x-marketplace-proxy-secret'],
+  allowHeaders: ['Content-Type', 'X-Api-Key', 'X-Marketplace-Proxy-Secret'],
   maxAgeSeconds: 3600,
 } as const;
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { documentFormats, documentSpecimens } from './documents.ts';
 import { imageFormats, imageOriginals, imageSpecimens } from './images.ts';
 import { audioFormats, ffmpegBytes, media, mediaOriginals, mediaSpecimens, videoFormats } from './media.ts';
 import { officeFormats, officeSpecimens } from './office.ts';
@@ -15,15 +16,20 @@ export const corpusFormats = (): readonly string[] => [
   ...audioFormats,
   ...videoFormats,
   ...officeFormats,
+  ...documentFormats,
 ];
 
 /**
  * The formats whose header bytes header-fuzz rewrites: all but office documents, a sound variant of
- * which costs a LibreOffice run of seconds each; those are tested through the gateway instead
- * (test/integration/office-to-pdf.test.ts), and their refusals by office.ts's specimens.
+ * which costs a LibreOffice run of seconds each, and web pages and Markdown, which have no header
+ * and each of whose variants costs a browser render; those are tested through the gateway instead
+ * (test/integration/office-to-pdf.test.ts, documents-browser.test.ts), and their refusals by the
+ * specimens of office.ts and documents.ts.
  */
 export const headerFuzzFormats = (): readonly string[] =>
-  corpusFormats().filter((format) => !(officeFormats as readonly string[]).includes(format));
+  corpusFormats().filter(
+    (format) => ![...officeFormats, ...documentFormats].includes(format as (typeof officeFormats)[number]),
+  );
 
 /** The bait files, the sound original of every format, and the whole corpus, written under `dir`. */
 export async function buildCorpus(
@@ -54,7 +60,13 @@ export async function buildCorpus(
     mediaSpecimens(dir, bait, originals),
   ]);
   return {
-    corpus: { ...imageSpecimens(bait, originals), pdf, ...mediaCorpus, ...officeSpecimens() },
+    corpus: {
+      ...imageSpecimens(bait, originals),
+      pdf,
+      ...mediaCorpus,
+      ...officeSpecimens(),
+      ...documentSpecimens(),
+    },
     bait,
     originals,
   };
