@@ -1,4 +1,4 @@
-import { PDFiumLibrary, PDFiumModule } from '@hyzyla/pdfium';
+import type { PDFiumLibrary } from '@hyzyla/pdfium';
 
 /**
  * The few PDFium C functions pdf-compress calls that the wrapper has no method for (page objects,
@@ -39,10 +39,13 @@ let current: PDFiumLibrary | undefined;
 function loadInstance(): Promise<Pdfium> {
   instance ??= (async () => {
     let module: unknown;
+    // Loaded on first use too: functions that reach pdfium only for a broken file (pdf-lib's
+    // fallback) do not load it at init.
+    const pdfium = await import('@hyzyla/pdfium');
     // PDFiumLibrary.init does the same, without handing back the module for the C calls above.
-    const library = await PDFiumLibrary.initBase({
+    const library = await pdfium.PDFiumLibrary.initBase({
       vendor: async (options) => {
-        const loaded = await PDFiumModule(options);
+        const loaded = await pdfium.PDFiumModule(options);
         module = loaded;
         return loaded;
       },

@@ -70,4 +70,14 @@ describe('cold start of the file functions', () => {
       .sort();
     expect(lazy).toEqual(['shared/jobs/accept.ts', 'shared/jobs/run.ts']);
   });
+
+  it('loads pdfium on first use only, so the PDF functions that need it just for a broken file start without it', async () => {
+    const graph = await importGraph(handlers);
+    const eager = handlers.filter((entry) => loadedAtInit(graph, entry).has('@hyzyla/pdfium'));
+    expect(eager).toEqual([]);
+    const lazy = graph.inputs['shared/pdf/pdfium.ts']?.imports.find(
+      (target) => target.path === '@hyzyla/pdfium',
+    );
+    expect(lazy?.kind).toBe('dynamic-import');
+  });
 });
