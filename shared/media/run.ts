@@ -1,7 +1,7 @@
 import { type ExecFileException, execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import ffmpeg from 'fluent-ffmpeg';
+import ffmpeg, { type FfmpegCommand } from 'fluent-ffmpeg';
 import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
 import {
   commandOptions,
@@ -232,14 +232,26 @@ export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<Ff
   const launcher = await limitedLauncher(ffmpegPath, limits);
   if (signal?.aborted) throw signal.reason;
   const freePath = await holdFfmpegPath(launcher);
+  // An abort while waiting for the path: its listener below would never hear it.
+  if (signal?.aborted) {
+    freePath();
+    throw signal.reason;
+  }
   return new Promise<FfmpegRun>((resolve, reject) => {
-    // Each list is passed as separate arguments: given one array, fluent-ffmpeg would split any
-    // option holding exactly one space in two. Both lists always hold more than one option.
-    const command = ffmpeg(commandOptions)
-      .input(`file:${job.input}`)
-      .inputOptions(...confinedInput(job.demuxer), ...(job.inputOptions ?? []))
-      .output(job.output)
-      .outputOptions('-v', 'error', '-stats', ...job.outputOptions);
+    let command: FfmpegCommand;
+    try {
+      // Each list is passed as separate arguments: given one array, fluent-ffmpeg would split any
+      // option holding exactly one space in two. Both lists always hold more than one option.
+      command = ffmpeg(commandOptions)
+        .input(`file:${job.input}`)
+        .inputOptions(...confinedInput(job.demuxer), ...(job.inputOptions ?? []))
+        .output(job.output)
+        .outputOptions('-v', 'error', '-stats', ...job.outputOptions);
+    } catch (error) {
+      // Never keep the path held: every later run waits for it.
+      freePath();
+      return reject(error);
+    }
 
     let running = false;
     let stopped: 'timeout' | 'abort' | undefined;
@@ -299,7 +311,11 @@ export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<Ff
       const detail = describeOutcome(outcome, end.code, log, limits);
       finish(new MediaToolError('ffmpeg', outcome, detail, { limits }));
     });
-    command.run();
+    try {
+      command.run();
+    } catch (error) {
+      finish(error instanceof Error ? error : new Error(String(error)));
+    }
   });
 }
 

@@ -11,11 +11,17 @@ import { MediaFixtures, probe } from './fixtures.ts';
  * 'start' events; FFMPEG_PATH names a script that writes down its limits and arguments and then
  * runs the real binary. The media modules are loaded afresh after the variable is set.
  */
-const announced = vi.hoisted(() => ({ lines: [] as string[] }));
+const announced = vi.hoisted(() => ({
+  lines: [] as string[],
+  onStart: undefined as (() => void) | undefined,
+}));
 vi.mock('fluent-ffmpeg', async (importOriginal) => {
   const real = (await importOriginal<{ default: typeof import('fluent-ffmpeg') }>()).default;
   const wrapped = (...args: Parameters<typeof real>) =>
-    real(...args).on('start', (line: string) => announced.lines.push(line));
+    real(...args).on('start', (line: string) => {
+      announced.lines.push(line);
+      announced.onStart?.();
+    });
   return { default: Object.assign(wrapped, real) };
 });
 
@@ -120,5 +126,38 @@ describe('ffmpeg started through fluent-ffmpeg', () => {
 
     await run.runFfmpeg(job, { timeoutMs: 30_000, limits });
     expect((await probe(job.output)).video?.codec_name).toBe('h264');
+  });
+
+  it('a run aborted while it waits for the path another run holds never starts', async () => {
+    const jobOf = async (name: string) => ({
+      input: await fixtures.path('twoSeconds'),
+      demuxer: 'mov',
+      output: join(dir, name),
+      outputOptions: ['-c', 'copy', '-f', 'matroska'],
+    });
+    const limits = { dataBytes: 512 * 1024 * 1024, cpuSeconds: 31 };
+    const first = await jobOf('first.mkv');
+    const second = await jobOf('second.mkv');
+    await run.runFfmpeg(first, { timeoutMs: 30_000, limits });
+    await writeFile(log, '');
+    // The second run is aborted when the first one's process starts, just before the path is freed.
+    const controller = new AbortController();
+    const reason = new Error('client went away');
+    announced.onStart = () => controller.abort(reason);
+    try {
+      const runs = Promise.allSettled([
+        run.runFfmpeg(first, { timeoutMs: 30_000, limits }),
+        run.runFfmpeg(second, { timeoutMs: 30_000, limits, signal: controller.signal }),
+      ]);
+      expect(await runs).toEqual([
+        { status: 'fulfilled', value: expect.anything() },
+        { status: 'rejected', reason },
+      ]);
+    } finally {
+      announced.onStart = undefined;
+    }
+    const started = (await readFile(log, 'utf8')).split('\n').filter((line) => line !== '');
+    expect(started).toHaveLength(1);
+    expect(started[0]?.endsWith(first.output)).toBe(true);
   });
 });
