@@ -1,5 +1,5 @@
-import { routes } from '#shared/routes.ts';
 import type { FunctionSizing } from '#shared/routes/sizing.ts';
+import { routes } from '#shared/routes.ts';
 
 /**
  * A function's memory size and timeout, from the row the CDK stack sizes it with: the first row of

@@ -1,6 +1,6 @@
 import { imageSize } from 'image-size';
 import { ApiError } from '#shared/errors.ts';
-import { imageLimits, svgImageLimits } from '#shared/image/limits.ts';
+import { svgImageLimits } from '#shared/image/limits.ts';
 
 /**
  * Inline `data:` images of an SVG are decoded by librsvg at their own size, whatever size the SVG

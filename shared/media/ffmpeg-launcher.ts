@@ -45,7 +45,8 @@ const isRunnable = (path: string) =>
   );
 
 async function writeLauncher(text: string): Promise<string> {
-  let dir = await (folder ??= mkdtemp(join(tmpdir(), 'ffmpeg-launchers-'))).catch(() => undefined);
+  folder ??= mkdtemp(join(tmpdir(), 'ffmpeg-launchers-'));
+  let dir = await folder.catch(() => undefined);
   // A removed folder is replaced by a new private one, never made again under its old name.
   if (!dir || !(await isRunnable(dir))) {
     folder = mkdtemp(join(tmpdir(), 'ffmpeg-launchers-'));

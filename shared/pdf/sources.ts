@@ -4,7 +4,6 @@ import type { SourceFormat } from '#shared/source/formats.ts';
 import type { SourceRequest } from '#shared/source/request.ts';
 import { type TierLimits, type TierName, tiers, tierThatLifts } from '#shared/tiers.ts';
 import { formatBytes } from '#shared/units.ts';
-import type { Workspace } from '#shared/workspace.ts';
 
 /** Prefixes an error with the request field it concerns, e.g. `sources.2: …`. */
 export function inField(field: string, error: unknown): unknown {

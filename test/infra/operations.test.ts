@@ -115,7 +115,7 @@ describe('metrics namespace', () => {
     for (const file of readdirSync(join(projectRoot, 'shared', 'routes'))) {
       const rows = readFileSync(join(projectRoot, 'shared', 'routes', file), 'utf8');
       for (const [, constant, fn] of rows.matchAll(
-        /export const (\w+) = defineRoute\(\{[^]*?function: '([^']+)'/g,
+        /export const (\w+) = defineRoute\(\{[\s\S]*?function: '([^']+)'/g,
       )) {
         rowNames.set(constant!, fn!);
       }
