@@ -76,17 +76,25 @@ export class ApiFunction extends lambda.Function {
     this.bundle = bundle;
     this.reservedConcurrency = props.reservedConcurrency;
 
-    Validations.of(this).acknowledge(
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason:
-          'AWSLambdaBasicExecutionRole only lets the function write its own CloudWatch logs; it is the policy AWS maintains for exactly that.',
-      },
-      {
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'Only X-Ray tracing asks for "*": PutTraceSegments and PutTelemetryRecords have no resource-level permissions.',
-      },
-    );
+    acknowledgeFunctionRole(this);
   }
+}
+
+/**
+ * The two cdk-nag findings every function's role raises, with why they stand: the managed logs
+ * policy and X-Ray's wildcard.
+ */
+export function acknowledgeFunctionRole(fn: lambda.Function): void {
+  Validations.of(fn).acknowledge(
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason:
+        'AWSLambdaBasicExecutionRole only lets the function write its own CloudWatch logs; it is the policy AWS maintains for exactly that.',
+    },
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only X-Ray tracing asks for "*": PutTraceSegments and PutTelemetryRecords have no resource-level permissions.',
+    },
+  );
 }

@@ -1,12 +1,12 @@
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { projectRoot } from '../../layers/layer.ts';
-import type { ApiFunctionProps } from './api-function.ts';
+import { type ApiFunctionProps, acknowledgeFunctionRole } from './api-function.ts';
 import type { FunctionBundle } from './bundle.ts';
 
 /** The route table's function that runs LibreOffice, and so is a container image. */
@@ -64,17 +64,6 @@ export class OfficeFunction extends lambda.DockerImageFunction {
     this.bundle = bundle;
     this.reservedConcurrency = props.reservedConcurrency;
 
-    Validations.of(this).acknowledge(
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason:
-          'AWSLambdaBasicExecutionRole only lets the function write its own CloudWatch logs; it is the policy AWS maintains for exactly that.',
-      },
-      {
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'Only X-Ray tracing asks for "*": PutTraceSegments and PutTelemetryRecords have no resource-level permissions.',
-      },
-    );
+    acknowledgeFunctionRole(this);
   }
 }
