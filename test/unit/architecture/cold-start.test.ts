@@ -1,6 +1,6 @@
-import { readdirSync } from 'node:fs';
-import { build, type Metafile } from 'esbuild';
+import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { handlerEntries, importGraph } from '../../support/import-graph.ts';
 
 /**
  * What a function evaluates at init is what its handler reaches through static imports; a dynamic
@@ -8,27 +8,8 @@ import { describe, expect, it } from 'vitest';
  * the async-job modules and the AWS SDK clients behind them (S3, Lambda, Secrets Manager): most
  * requests carry no callbackUrl, and those clients cost a large share of a cold start.
  */
-const root = new URL('../../../', import.meta.url).pathname;
 
-const handlers = readdirSync(`${root}functions`, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('handler.ts'))
-  .map((file) => `functions/${file}`);
-
-async function importGraph(entryPoints: string[]): Promise<Metafile> {
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints,
-    bundle: true,
-    write: false,
-    metafile: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outdir: 'out',
-    logLevel: 'silent',
-  });
-  return result.metafile;
-}
+const handlers = handlerEntries;
 
 /** Modules and packages reached from `entry` through static imports only (what init evaluates). */
 function loadedAtInit(graph: Metafile, entry: string): Set<string> {

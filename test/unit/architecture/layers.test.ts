@@ -1,28 +1,10 @@
-import { readdirSync } from 'node:fs';
-import { build, type Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { handlerEntries, importGraph } from '../../support/import-graph.ts';
 
 /**
  * The shape of the code, checked from its import graph as esbuild reads it: the route table is a
  * leaf that loads no engine, and every folder imports only folders below it.
  */
-const root = new URL('../../../', import.meta.url).pathname;
-
-async function importGraph(entryPoints: string[]): Promise<Metafile> {
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints,
-    bundle: true,
-    write: false,
-    metafile: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outdir: 'out',
-    logLevel: 'silent',
-  });
-  return result.metafile;
-}
 
 /** The folders of the project from the bottom up; a module may import its own layer or lower ones. */
 const layers = [
@@ -45,9 +27,7 @@ const folderOf = (path: string) => {
 };
 const layerOf = (folder: string) => layers.findIndex((layer) => layer.includes(folder));
 
-const handlers = readdirSync(`${root}functions`, { recursive: true, encoding: 'utf8' })
-  .filter((file) => file.endsWith('handler.ts'))
-  .map((file) => `functions/${file}`);
+const handlers = handlerEntries;
 
 describe('the route table', () => {
   it('loads no engine: only zod (and color, which parses CSS colours in a schema), the rows, and the schemas, limits and formats of each area', async () => {
