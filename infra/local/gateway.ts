@@ -155,7 +155,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       result = await invoker.invoke(functionName, event, { timeoutMs, signal: gone.signal });
     } catch (error) {
       const answer = answerForEndedInvocation(error, { requestId, functionName });
-      if (answer) return refuse(response, call, answer);
+      if (answer) return refuse(response, call, answer.error, answer.status);
       if (gone.signal.aborted || (error as { name?: string }).name === 'InvocationEnded') {
         response.destroy();
         return;
@@ -196,12 +196,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
    * Answers with the contract's JSON error. An answer given before the caller is known reports the
    * client IP's free-tier standing.
    */
-  function refuse(response: ServerResponse, call: Call, error: ApiError) {
+  function refuse(response: ServerResponse, call: Call, error: ApiError, status = statusOf(error)) {
     const limitHeaders =
       call.limitHeaders ??
       rateLimitHeaders('free', limiter.peek(`ip:${call.sourceIp}`, tiers.free.requestsPerMinute));
     const body: { error: ErrorCode; message: string } = error.toJSON();
-    response.writeHead(statusOf(error), {
+    response.writeHead(status, {
       ...limitHeaders,
       ...corsHeaders,
       ...(error instanceof Refusal ? error.headers : {}),

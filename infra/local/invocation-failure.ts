@@ -6,13 +6,13 @@ import { InvocationEnded } from './worker-process.ts';
  * What API Gateway answers when the function gives none: 504 when the integration times out, 502
  * when the function crashed or ran out of memory. The stack's DEFAULT_5XX gateway response
  * (infra/stack/gateway-responses.ts) gives both the contract's body with `internal_error` and the
- * request id, so the local gateway does the same. Undefined: nobody is left to answer (the
+ * request id, so the local gateway does the same, with the status API Gateway gives. Undefined: nobody is left to answer (the
  * caller left), or the answer had begun and is cut off instead.
  */
 export function answerForEndedInvocation(
   error: unknown,
   context: { requestId: string; functionName: string },
-): ApiError | undefined {
+): { error: ApiError; status: 502 | 504 } | undefined {
   if (!(error instanceof InvocationEnded)) return undefined;
   if (error.ending !== 'aborted') {
     log('error', error.ending === 'timeout' ? 'function timed out' : 'function ended without answering', {
@@ -26,6 +26,5 @@ export function answerForEndedInvocation(
     'internal_error',
     `Unexpected error; quote request id ${context.requestId} when reporting it.`,
   );
-  Object.defineProperty(answer, 'statusCode', { value: error.ending === 'timeout' ? 504 : 502 });
-  return answer;
+  return { error: answer, status: error.ending === 'timeout' ? 504 : 502 };
 }

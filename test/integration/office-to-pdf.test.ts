@@ -34,6 +34,9 @@ const bait: Server = createServer((request, response) => {
 const baitHits: string[] = [];
 let baitUrl = '';
 let gateway: RunningGateway;
+/** More requests than the free tier's 10 a minute: the file runs under an enterprise key. */
+const KEY = 'office-key';
+const asKey = { 'x-api-key': KEY };
 const scratch = mkdtempSync(join(tmpdir(), 'office-to-pdf-test-'));
 const conversion = 150_000;
 /** A file on the machine's own disk that a document links to: it must never reach the PDF. */
@@ -48,7 +51,7 @@ function textOf(pdf: Buffer): string {
 
 async function convert(name: string, bytes: Buffer): Promise<Response> {
   const sourceUrl = sources.serve(`/${name}`, bytes);
-  return postJson(`${gateway.url}/office-to-pdf`, { sourceUrl });
+  return postJson(`${gateway.url}/office-to-pdf`, { sourceUrl }, asKey);
 }
 
 async function pdfFrom(response: Response): Promise<Buffer> {
@@ -71,7 +74,7 @@ beforeAll(async () => {
   await sharp({ create: { width: 64, height: 64, channels: 3, background: '#00ff00' } })
     .png()
     .toFile(secretPng);
-  gateway = await startLocalGateway({ SOURCE_ALLOW_PRIVATE: 'true' });
+  gateway = await startLocalGateway({ SOURCE_ALLOW_PRIVATE: 'true', API_KEYS: `${KEY}:enterprise:100000` });
 });
 
 afterAll(async () => {
@@ -216,7 +219,7 @@ describe('/office-to-pdf refuses', () => {
 
   it('a body without sourceUrl, or with another field, with 400 validation_failed', async () => {
     for (const body of [{}, { sourceUrl: `${baitUrl}/x.docx`, pages: '1' }]) {
-      const response = await postJson(`${gateway.url}/office-to-pdf`, body);
+      const response = await postJson(`${gateway.url}/office-to-pdf`, body, asKey);
       expect(response.status).toBe(400);
       expect((await refusal(response)).error).toBe('validation_failed');
     }

@@ -157,7 +157,7 @@ describe('headers of every answer', () => {
     expect(preflightHeaders).toMatchObject({
       'Access-Control-Allow-Origin': '*',
       'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-      'Access-Control-Allow-Headers': 'Content-Type, x-api-key, x-marketplace-proxy-secret',
+      'Access-Control-Allow-Headers': 'Content-Type, X-Api-Key, X-Marketplace-Proxy-Secret',
       'Access-Control-Max-Age': '3600',
     });
   });
