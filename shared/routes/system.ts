@@ -102,7 +102,7 @@ export const formatsRoute = defineRoute({
   tag: 'System',
   summary: 'What converts to what',
   description:
-    'Per category (image, pdf, audio, video, text, crypto): the input formats, output formats and operations, each operation with its own inputs, outputs and enumerated options. `/media-info` is listed under audio and video.',
+    'Per category (image, pdf, document, audio, video, text, crypto): the input formats, output formats and operations, each operation with its own inputs, outputs and options: every enumerated field of its request body with the values it accepts, in canonical spelling. `/media-info` is listed under audio and video; the documents-to-PDF routes and `/web-screenshot` under document.',
   response: formatsView,
   errors: [],
 });
