@@ -91,6 +91,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     const url = new URL(request.url ?? '/', 'http://local');
     // HEAD is answered as GET; Node's server sends the head of the answer without its body.
     const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
+    // The whole body is read before any answer, refusals included, as API Gateway does: a server that
+    // answers and closes while the caller is still sending makes the caller's write fail (EPIPE)
+    // instead of showing it the answer.
+    const body = await readBody(request);
     const found = match(method, url.pathname);
     if (found.kind !== 'route') {
       // Answers given without running a function still show the caller's own standing.
@@ -126,7 +130,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       return refuse(response, call, new Refusal('rate_limit_exceeded', message, headers));
     }
 
-    const body = await readBody(request);
     const event = toProxyEvent({
       request,
       headers,

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes.ts';
 import type { Gateway } from '../../infra/local/gateway.ts';
@@ -108,4 +109,37 @@ describe('a trailing slash', () => {
     expect(slashed.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await slashed.text()).toBe(await page.text());
   });
+});
+
+describe('a refusal to a request that is still sending its body', () => {
+  it.each([
+    ['404', 'POST /no-such-route'],
+    ['405', 'PUT /slugify'],
+  ])(
+    '%s comes only after the last byte, so the caller never writes into a closed connection',
+    async (_status, line) => {
+      const url = new URL(gateway.url);
+      const half = 'a'.repeat(1000);
+      const answered = await new Promise<{ afterLastByte: boolean; text: string }>((resolve, reject) => {
+        let sentAll = false;
+        let text = '';
+        let afterLastByte: boolean | undefined;
+        const socket = connect(Number(url.port), url.hostname, () => {
+          socket.write(`${line} HTTP/1.1\r\nHost: x\r\nContent-Length: ${2 * half.length}\r\n\r\n${half}`);
+          setTimeout(() => {
+            sentAll = true;
+            socket.end(half);
+          }, 150);
+        });
+        socket.on('data', (chunk: Buffer) => {
+          afterLastByte ??= sentAll;
+          text += chunk.toString('latin1');
+        });
+        socket.on('close', () => resolve({ afterLastByte: afterLastByte ?? false, text }));
+        socket.on('error', reject);
+      });
+      expect(answered.text).toMatch(new RegExp(`^HTTP/1.1 ${_status} `));
+      expect(answered.afterLastByte).toBe(true);
+    },
+  );
 });
