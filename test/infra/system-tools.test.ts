@@ -29,7 +29,9 @@ describe('system tools come from one setup step, never from a test', () => {
   it('npm test runs the setup step before anything else', () => {
     const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8'));
     expect(manifest.scripts['system-tools']).toBe('bash scripts/install-system-tools.sh');
-    expect(manifest.scripts.test).toMatch(/^npm run system-tools && /);
+    expect(manifest.scripts.test).toMatch(/^npm run test:setup && /);
+    expect(manifest.scripts['test:shuffled']).toMatch(/^npm run test:setup && /);
+    expect(manifest.scripts['test:setup']).toMatch(/^npm run system-tools && /);
   });
 
   it('finds every tool present once the step has run', async () => {

@@ -58,4 +58,12 @@ describe('CI and deploy workflows', () => {
       expect(source).not.toMatch(/aws-access-key-id|aws-secret-access-key|AWS_SECRET_ACCESS_KEY/i);
     }
   });
+
+  it('runs every test in a random order once a day', () => {
+    const { workflow } = read('nightly.yml');
+    expect(workflow.on.schedule).toEqual([{ cron: expect.stringMatching(/^\S+ \S+ \* \* \*$/) }]);
+    expect(runs(workflow)).toEqual(expect.arrayContaining(['npm ci', 'npm run test:shuffled']));
+    const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8'));
+    expect(manifest.scripts['test:shuffled']).toMatch(/ vitest run --sequence\.shuffle$/);
+  });
 });
