@@ -1,4 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * The service under test runs the ffmpeg that ships: the layer's static build (`npm run
+ * layer:ffmpeg`, which `npm test` runs first). Fixtures are made and answers read by Debian's own
+ * ffmpeg (test/support/reference-tools.ts).
+ */
+const layerBin = fileURLToPath(new URL('./.layers/ffmpeg/bin/', import.meta.url));
 
 export default defineConfig({
   test: {
@@ -10,7 +18,12 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    env: { LOG_LEVEL: 'silent', SOURCE_ALLOW_PRIVATE: 'true' },
+    env: {
+      LOG_LEVEL: 'silent',
+      SOURCE_ALLOW_PRIVATE: 'true',
+      FFMPEG_PATH: `${layerBin}ffmpeg`,
+      FFPROBE_PATH: `${layerBin}ffprobe`,
+    },
     // `vitest run --coverage`: the local gateway and its Lambda workers run in child processes of
     // the tests; autoAttachSubprocess collects their V8 coverage too (test/support/setup.ts).
     coverage: {

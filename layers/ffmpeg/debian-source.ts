@@ -77,7 +77,7 @@ export function unpackedSource(aptDir: string, dir: string, debianVersion: strin
   return source;
 }
 
-/** The version of Debian's own ffmpeg package installed here (what the tests run), if any. */
+/** The version of Debian's own ffmpeg package installed here (what makes the tests' fixtures), if any. */
 export function installedDebianVersion(): string | undefined {
   try {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format fields

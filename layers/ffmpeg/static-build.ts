@@ -8,7 +8,7 @@ import { installedDebianVersion, newestDebianVersion, unpackedSource } from './d
 /**
  * A static ffmpeg and ffprobe compiled from Debian 12's ffmpeg source package, linked against the
  * static libraries of Debian's own codec packages (x264, libvpx, opus, LAME, libwebp, Vorbis,
- * zlib) and glibc, so that they run on Lambda's Amazon Linux whatever its libraries.
+ * Speex, zlib) and glibc, so that they run on Lambda's Amazon Linux whatever its libraries.
  *
  * Only what the routes use is built in: the demuxers of the formats they read, the decoders of the
  * codecs those carry, the encoders and muxers they write, the filters they ask for (and the ones
@@ -29,6 +29,7 @@ export const buildPackages = [
   'libmp3lame-dev',
   'libwebp-dev',
   'libvorbis-dev',
+  'libspeex-dev',
 ] as const;
 
 const list = (items: readonly string[]) => items.join(',');
@@ -70,6 +71,8 @@ const videoDecoders = [
 const audioDecoders = [
   'aac',
   'aac_latm',
+  'mp1',
+  'mp1float',
   'mp2',
   'mp3',
   'mp3float',
@@ -90,6 +93,8 @@ const audioDecoders = [
   'pcm_mulaw',
   'adpcm_ima_wav',
   'adpcm_ms',
+  // Speex has no decoder of ffmpeg's own; Debian's ffmpeg reads it through libspeex, and so do we.
+  'libspeex',
 ];
 const encoders = [
   'libx264',
@@ -167,6 +172,7 @@ export const configureFlags: readonly string[] = [
   '--enable-libmp3lame',
   '--enable-libwebp',
   '--enable-libvorbis',
+  '--enable-libspeex',
   '--pkg-config-flags=--static',
   '--extra-ldexeflags=-static',
   '--extra-version=static',
@@ -213,8 +219,8 @@ export interface StaticBuild {
 }
 
 /**
- * The Debian version to build: the one of Debian's ffmpeg package installed here, which the tests
- * and the local gateway run, so that both are the same release from the same source; without it,
+ * The Debian version to build: the one of Debian's ffmpeg package installed here, which makes the
+ * tests' fixtures and which the local gateway runs, so that both are the same release from the same source; without it,
  * the newest in Debian 12 and its security updates.
  */
 export const targetDebianVersion = (aptDir: string) =>

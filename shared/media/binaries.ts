@@ -6,7 +6,7 @@ const layerDir = '/opt/bin';
 
 /**
  * Where Debian's own ffmpeg package puts them: the same release, from the same source package, as
- * the layer's static build, for the tests and the local gateway (`npm run system-tools` installs it).
+ * the layer's static build, for the local gateway (`npm run system-tools` installs it).
  */
 const systemDir = '/usr/bin';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
-import { ffmpegPath } from '#shared/media/binaries.ts';
+import { referenceFfmpeg } from '../support/reference-tools.ts';
 import { jpeg12 } from './jpeg12.ts';
 
 /*
@@ -201,7 +201,7 @@ export async function tallAnimations(dir: string): Promise<ImageCase[]> {
   const graph = 'testsrc=s=13x169:r=10:d=9.7';
   const make = async (name: string, args: string[]) => {
     const path = join(dir, name);
-    await run(ffmpegPath, [
+    await run(referenceFfmpeg, [
       '-v',
       'error',
       '-y',

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
+import { referenceFfmpeg, referenceFfprobe } from '../support/reference-tools.ts';
 
 const run = promisify(execFile);
 
@@ -27,7 +27,7 @@ export async function readByReference(path: string): Promise<ReferenceReading> {
   let report: Report;
   try {
     const { stdout } = await run(
-      ffprobePath,
+      referenceFfprobe,
       [
         '-v',
         'error',
@@ -66,7 +66,7 @@ export async function readByReference(path: string): Promise<ReferenceReading> {
 /** Seconds of media ffmpeg decodes from a file (the last time mark of a decode to nothing). */
 export async function decodedSeconds(path: string): Promise<number> {
   const { stderr } = await run(
-    ffmpegPath,
+    referenceFfmpeg,
     [
       '-nostdin',
       '-v',

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ffmpegPath } from '#shared/media/binaries.ts';
+import { referenceFfmpeg } from '../support/reference-tools.ts';
 import { tone } from '../unit/media/fixtures.ts';
 
 /**
@@ -25,7 +25,7 @@ export interface CorpusFile {
 
 /** ffmpeg's output, written to a pipe: a muxer that cannot seek back leaves totals unwritten. */
 async function ffmpeg(args: readonly string[]): Promise<Buffer> {
-  const { stdout } = await run(ffmpegPath, ['-v', 'error', '-nostdin', ...args, 'pipe:1'], {
+  const { stdout } = await run(referenceFfmpeg, ['-v', 'error', '-nostdin', ...args, 'pipe:1'], {
     encoding: 'buffer',
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -35,7 +35,7 @@ async function ffmpeg(args: readonly string[]): Promise<Buffer> {
 /** ffmpeg's output written to a file, so that the muxer can go back and write its header's totals. */
 async function ffmpegFile(args: readonly string[], scratch: string, extension: string): Promise<Buffer> {
   const path = `${scratch}.${extension}`;
-  await run(ffmpegPath, ['-v', 'error', '-nostdin', '-y', ...args, path]);
+  await run(referenceFfmpeg, ['-v', 'error', '-nostdin', '-y', ...args, path]);
   return readFile(path);
 }
 

@@ -5,10 +5,10 @@ import { promisify } from 'node:util';
 import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ffprobePath } from '#shared/media/binaries.ts';
 import type { RouteSpec } from '#shared/routes.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { type Answer, apiEvent } from '../support/lambda.ts';
+import { referenceFfprobe } from '../support/reference-tools.ts';
 import { buildCorpus, corpusFormats } from './corpus/build.ts';
 import { pngClaiming } from './corpus/images.ts';
 import type { Bait, Corpus, Specimen } from './corpus/specimen.ts';
@@ -210,7 +210,7 @@ describe('the corpus itself', () => {
       playlist,
       `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile://${bait.secretAudio}\n#EXT-X-ENDLIST\n`,
     );
-    const { stdout } = await promisify(execFile)(ffprobePath, [
+    const { stdout } = await promisify(execFile)(referenceFfprobe, [
       ...['-v', 'error', '-protocol_whitelist', 'file', '-show_entries', 'format=format_name,duration'],
       ...['-of', 'json', playlist],
     ]);

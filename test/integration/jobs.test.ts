@@ -8,9 +8,9 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keyId } from '#shared/auth/keys.ts';
-import { ffmpegPath } from '#shared/media/binaries.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { referenceFfmpeg } from '../support/reference-tools.ts';
 import { MediaFixtures, probe } from '../unit/media/fixtures.ts';
 
 const WEBHOOK_SECRET = 'webhook-secret-for-the-job-tests';
@@ -45,7 +45,7 @@ describe('async jobs through the local gateway, S3 server and webhooks', () => {
     // (seconds) for polls to see the job running with its progress.
     await media.open();
     const clip = await media.save('clip.mp4', '');
-    await promisify(execFile)(ffmpegPath, [
+    await promisify(execFile)(referenceFfmpeg, [
       ...['-v', 'error', '-nostdin', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=25:duration=20'],
       ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=20', '-c:v', 'libx264', '-preset', 'ultrafast'],
       ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-f', 'mp4', clip],

@@ -3,11 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ffmpegPath } from '#shared/media/binaries.ts';
 import { Workspace } from '#shared/workspace.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
 import { hugeFrameAvi } from '../support/huge-frames.ts';
+import { referenceFfmpeg } from '../support/reference-tools.ts';
 
 const run = promisify(execFile);
 
@@ -26,7 +26,7 @@ describe('video frame size through the local gateway', () => {
   beforeAll(async () => {
     const dir = await workspace.dir();
     const narrowPath = join(dir, 'narrow.mp4');
-    await run(ffmpegPath, [
+    await run(referenceFfmpeg, [
       ...['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=16x64:rate=10:duration=1'],
       ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-f', 'mp4', '-y', narrowPath],
     ]);

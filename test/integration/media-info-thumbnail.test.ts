@@ -3,10 +3,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as mediaInfo } from '#functions/media-info/handler.ts';
 import { handler as videoThumbnail } from '#functions/video-thumbnail/handler.ts';
-import { ffmpegPath } from '#shared/media/binaries.ts';
 import { mediaInfoResult } from '#shared/media/schemas.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { type Answer, apiEvent, call } from '../support/lambda.ts';
+import { referenceFfmpeg } from '../support/reference-tools.ts';
 import { MediaFixtures, probe, type Recipe } from '../unit/media/fixtures.ts';
 
 const run = promisify(execFile);
@@ -25,7 +25,7 @@ async function readBack(answer: Answer) {
 /** The frame ffmpeg itself decodes at a time, as PNG: what a thumbnail at that time must equal. */
 async function referenceFrame(recipe: Recipe, at: number): Promise<Buffer> {
   const { stdout } = await run(
-    ffmpegPath,
+    referenceFfmpeg,
     [
       '-v',
       'error',

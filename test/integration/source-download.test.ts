@@ -12,13 +12,13 @@ import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { statusOf } from '#shared/http/errors.ts';
-import { ffmpegPath } from '#shared/media/binaries.ts';
 import type { HostLookup } from '#shared/source/address.ts';
 import { downloadSource, type SourceOptions } from '#shared/source/download.ts';
 import { tiers } from '#shared/tiers.ts';
 import { Workspace } from '#shared/workspace.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { failure } from '../support/http-error.ts';
+import { referenceFfmpeg } from '../support/reference-tools.ts';
 
 const run = promisify(execFile);
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/files');
@@ -38,7 +38,7 @@ beforeAll(async () => {
   document.addPage([100, 100]);
   pdf = Buffer.from(await document.save());
   const dir = await mkdtemp(join(tmpdir(), 'wav-'));
-  await run(ffmpegPath, [
+  await run(referenceFfmpeg, [
     ...['-hide_banner', '-loglevel', 'error', '-f', 'lavfi'],
     ...['-i', 'sine=frequency=440:duration=0.1:sample_rate=8000', join(dir, 'tone.wav')],
   ]);

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ffmpegPath } from '#shared/media/binaries.ts';
 import { limitedCommand } from '#shared/media/process-limits.ts';
+import { referenceFfmpeg } from './reference-tools.ts';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -38,7 +38,7 @@ export async function hugeFrameAvi(dir: string, side = 16_000): Promise<string> 
   const avi = join(dir, `frames-${side}.avi`);
   await oneColourJpeg(jpeg, side);
   const args = ['-v', 'error', '-nostdin', '-stream_loop', '1', '-f', 'jpeg_pipe', '-i', jpeg];
-  const command = limitedCommand(ffmpegPath, [...args, '-c:v', 'copy', '-f', 'avi', '-y', avi], {
+  const command = limitedCommand(referenceFfmpeg, [...args, '-c:v', 'copy', '-f', 'avi', '-y', avi], {
     dataBytes: 256 * MiB,
     cpuSeconds: 60,
   });

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ffmpegPath } from '#shared/media/binaries.ts';
+import { referenceFfmpeg } from '../../support/reference-tools.ts';
 import { type Bait, type Corpus, damaged, declaring, type Specimen, specimen } from './specimen.ts';
 
 /* Audio and video specimens: damaged files, playlists dressed as media, and duration and dimension bombs. */
@@ -37,7 +37,7 @@ media.avi = [...picture, ...sound, '-c:v', 'mpeg4', '-c:a', 'libmp3lame', '-shor
 
 export async function ffmpegBytes(dir: string, name: string, args: readonly string[]): Promise<Buffer> {
   const path = join(dir, name);
-  await run(ffmpegPath, ['-v', 'error', '-nostdin', '-y', ...args, path]);
+  await run(referenceFfmpeg, ['-v', 'error', '-nostdin', '-y', ...args, path]);
   return readFile(path);
 }
 

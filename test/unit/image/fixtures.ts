@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import sharp, { type SharpOptions } from 'sharp';
 import type { ConvertOptions } from '#shared/image/convert.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
-import { ffmpegPath } from '#shared/media/binaries.ts';
+import { referenceFfmpeg } from '../../support/reference-tools.ts';
 
 const run = promisify(execFile);
 
@@ -62,7 +62,19 @@ const ffmpegRecipes: Partial<Record<ImageInputFormat, string[]>> = {
 
 /** Runs ffmpeg on a lavfi graph and answers the file it wrote. */
 export async function ffmpegImage(graph: string, args: string[], path: string): Promise<Buffer> {
-  await run(ffmpegPath, ['-v', 'error', '-y', '-f', 'lavfi', '-i', graph, '-frames:v', '1', ...args, path]);
+  await run(referenceFfmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    graph,
+    '-frames:v',
+    '1',
+    ...args,
+    path,
+  ]);
   return readFile(path);
 }
 
@@ -101,7 +113,7 @@ export class ImageFixtures {
         // palettegen needs the end of its input, so the palette is made from the finished PNG.
         const png = await this.save('pattern-for-gif.png', await this.pattern('png'));
         const gif = this.path('pattern.gif');
-        await run(ffmpegPath, [
+        await run(referenceFfmpeg, [
           ...['-v', 'error', '-y', '-i', png, '-filter_complex'],
           ...['split[x][y];[x]palettegen[p];[y][p]paletteuse', ...recipe, gif],
         ]);
@@ -118,11 +130,11 @@ export class ImageFixtures {
       const frames =
         'color=c=red:s=32x24:r=5:d=0.2[a];color=c=0x00ff00:s=32x24:r=5:d=0.2[b];color=c=blue:s=32x24:r=5:d=0.2[c];[a][b][c]concat=n=3';
       const pattern = this.path('frame-%d.png');
-      await run(ffmpegPath, ['-v', 'error', '-y', '-f', 'lavfi', '-i', frames, '-f', 'image2', pattern]);
+      await run(referenceFfmpeg, ['-v', 'error', '-y', '-f', 'lavfi', '-i', frames, '-f', 'image2', pattern]);
       const path = this.path(`animation.${format}`);
       const codec =
         format === 'gif' ? ['-f', 'gif'] : ['-c:v', 'libwebp_anim', '-lossless', '1', '-f', 'webp'];
-      await run(ffmpegPath, [
+      await run(referenceFfmpeg, [
         '-v',
         'error',
         '-y',
@@ -194,6 +206,17 @@ export const colourDistance = (a: Rgb, b: Rgb) => Math.max(...a.map((value, i) =
 export async function bmpToPng(fixtures: ImageFixtures, bmp: Buffer): Promise<Buffer> {
   const input = await fixtures.save(`decode-${Math.random().toString(36).slice(2)}.bmp`, bmp);
   const output = `${input}.png`;
-  await run(ffmpegPath, ['-v', 'error', '-y', '-i', input, '-frames:v', '1', '-pix_fmt', 'rgb24', output]);
+  await run(referenceFfmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-i',
+    input,
+    '-frames:v',
+    '1',
+    '-pix_fmt',
+    'rgb24',
+    output,
+  ]);
   return readFile(output);
 }

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
+import { referenceFfmpeg, referenceFfprobe } from '../../support/reference-tools.ts';
 
 const run = promisify(execFile);
 
@@ -120,7 +120,7 @@ export class MediaFixtures {
             ...derived[recipe as keyof typeof derived].args,
           ]
         : recipes[recipe as keyof typeof recipes];
-    await run(ffmpegPath, ['-v', 'error', '-nostdin', '-y', ...args, path]);
+    await run(referenceFfmpeg, ['-v', 'error', '-nostdin', '-y', ...args, path]);
     this.#made.set(recipe, path);
     return path;
   }
@@ -161,7 +161,7 @@ export interface Probed {
 
 /** What ffprobe reads back from a result, with nothing forced: the file must stand on its own. */
 export async function probe(path: string): Promise<Probed> {
-  const { stdout } = await run(ffprobePath, [
+  const { stdout } = await run(referenceFfprobe, [
     '-v',
     'error',
     '-print_format',
@@ -185,7 +185,7 @@ export async function probe(path: string): Promise<Probed> {
 
 /** The sizes of a stream's packets: equal lists mean the stream was copied, not re-encoded. */
 export async function packetSizes(path: string, stream: 'v:0' | 'a:0'): Promise<number[]> {
-  const { stdout } = await run(ffprobePath, [
+  const { stdout } = await run(referenceFfprobe, [
     '-v',
     'error',
     '-select_streams',

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
 import { processLimits } from '#shared/media/process-limits.ts';
 import { Workspace } from '#shared/workspace.ts';
+import { referenceFfmpeg } from '../../support/reference-tools.ts';
 import { childMediaProcesses, MediaFixtures } from './fixtures.ts';
 
 /**
@@ -55,9 +56,6 @@ beforeAll(async () => {
   await fixtures.open();
   workspace = new Workspace();
   dir = await workspace.dir();
-  // Made with the real binaries, before the recording ones take their place.
-  binaries.ffmpeg = real.ffmpegPath;
-  binaries.ffprobe = real.ffprobePath;
   await fixtures.path('mp4');
   binaries.ffmpeg = await recorder('ffmpeg', real.ffmpegPath);
   binaries.ffprobe = await recorder('ffprobe', real.ffprobePath);
@@ -104,7 +102,7 @@ describe('a run stopped by a limit answers the caller with the limit named', () 
     const { publicMediaError } = await import('#shared/media/failures.ts');
     // 4000 × 4000 frames: decoding one takes 24 MB, encoding it with x264 far more than 48 MiB.
     const source = join(dir, 'large-frames.avi');
-    await run(real.ffmpegPath, [
+    await run(referenceFfmpeg, [
       ...['-v', 'error', '-f', 'lavfi', '-i', 'color=c=0x3366cc:s=4000x4000:r=5:d=0.4'],
       ...['-c:v', 'mjpeg', '-q:v', '31', '-f', 'avi', '-y', source],
     ]);

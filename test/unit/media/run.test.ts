@@ -3,10 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
-import { ffprobePath } from '#shared/media/binaries.ts';
 import { runMediaJob } from '#shared/media/job.ts';
 import { MediaTimeoutError, runFfmpeg, runFfprobe } from '#shared/media/run.ts';
 import { Workspace } from '#shared/workspace.ts';
+import { referenceFfprobe } from '../../support/reference-tools.ts';
 import { childMediaProcesses, MediaFixtures, probe } from './fixtures.ts';
 
 const run = promisify(execFile);
@@ -162,7 +162,7 @@ describe('runFfprobe', () => {
     }
     // Left to guess, ffprobe reads both as playlists and opens the file they name: the forced demuxer is what stops it.
     for (const file of [playlist, concat]) {
-      const { stdout } = await run(ffprobePath, [
+      const { stdout } = await run(referenceFfprobe, [
         '-v',
         'error',
         '-protocol_whitelist',

@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ffmpegPath } from '#shared/media/binaries.ts';
 import { looksLikeSvg, sniffFormat } from '#shared/source/sniff.ts';
+import { referenceFfmpeg } from '../../support/reference-tools.ts';
 
 const run = promisify(execFile);
 let dir = '';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   pdf.addPage([72, 72]);
   await writeFile(at('doc.pdf'), await pdf.save());
   // One ffmpeg run writes every audio, video and the remaining image containers.
-  await run(ffmpegPath, [
+  await run(referenceFfmpeg, [
     ...['-hide_banner', '-loglevel', 'error', '-y'],
     ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.2:sample_rate=8000'],
     ...['-f', 'lavfi', '-i', 'color=c=red:s=16x16:d=0.2:r=5'],

@@ -1,0 +1,8 @@
+/**
+ * Debian's own ffmpeg and ffprobe (`npm run system-tools` installs them): the independent tools
+ * that make the media fixtures and read the service's answers. The service under test runs the
+ * layer's static build instead (vitest.config.ts points FFMPEG_PATH and FFPROBE_PATH at it), so a
+ * file made by one build is read by another, as the world's files are.
+ */
+export const referenceFfmpeg = '/usr/bin/ffmpeg';
+export const referenceFfprobe = '/usr/bin/ffprobe';
