@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
-import { ffmpegPath } from '#shared/media/binaries.ts';
 import { makeDocx } from '../test/support/office-documents.ts';
+import { referenceFfmpeg } from '../test/support/reference-tools.ts';
 
 /** A 1200×800 photo-like JPEG: a colour gradient with soft noise. */
 async function photo(): Promise<Buffer> {
@@ -62,7 +62,7 @@ async function paper(title: string, pages: number): Promise<Buffer> {
 /** A 4 s 320×240 MP4: a test pattern (H.264) with a 440 Hz tone (AAC). */
 async function clip(folder: string): Promise<Buffer> {
   const path = join(folder, 'clip.mp4');
-  await promisify(execFile)(ffmpegPath, [
+  await promisify(execFile)(referenceFfmpeg, [
     '-hide_banner',
     '-loglevel',
     'error',

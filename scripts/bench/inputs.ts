@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
-import { ffmpegPath } from '#shared/media/binaries.ts';
+import { referenceFfmpeg } from '../../test/support/reference-tools.ts';
 import { runTool } from './processes.ts';
 
 /**
@@ -148,7 +148,7 @@ export async function writeScan(path: string): Promise<void> {
   await writeFile(path, await doc.save());
 }
 
-const ffmpeg = (args: string[]) => runTool(ffmpegPath, ['-v', 'error', '-y', ...args]);
+const ffmpeg = (args: string[]) => runTool(referenceFfmpeg, ['-v', 'error', '-y', ...args]);
 
 /** A test pattern with a 440 Hz tone, grain added so that the encoder has real work. */
 const pattern = (seconds: number, grain: number) => [

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ffmpegPath } from '#shared/media/binaries.ts';
 import { limitedCommand } from '#shared/media/process-limits.ts';
 import { blurChain, solidPng, svgWithRaster, useAmplification } from '../../test/corpus/svg-bounds.ts';
 import type { FixtureServer } from '../../test/support/fixture-server.ts';
 import { hugeFrameAvi } from '../../test/support/huge-frames.ts';
+import { referenceFfmpeg } from '../../test/support/reference-tools.ts';
 
 const run = promisify(execFile);
 
@@ -29,12 +29,12 @@ export interface ReplayCase {
   requests: ReplayRequest[];
 }
 
-/** A 16 × 32 H.264 clip of one second, made by the project's ffmpeg capped at 256 MiB. */
+/** A 16 × 32 H.264 clip of one second, made by Debian's ffmpeg capped at 256 MiB. */
 async function narrowClip(dir: string): Promise<Buffer> {
   const path = join(dir, 'narrow.mp4');
   const args = ['-v', 'error', '-nostdin', '-f', 'lavfi', '-i', 'testsrc2=size=16x32:rate=10:duration=1'];
   const encode = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-f', 'mp4', '-y', path];
-  const command = limitedCommand(ffmpegPath, [...args, ...encode], {
+  const command = limitedCommand(referenceFfmpeg, [...args, ...encode], {
     dataBytes: 256 * 2 ** 20,
     cpuSeconds: 30,
   });

@@ -102,10 +102,13 @@ describe('README examples, run as written', () => {
     samples.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
+    const ended = once(samples, 'exit').then(() => {
+      throw new Error(`npm run samples ended: ${output}`);
+    });
     while (!/Samples on (\S+):/.test(output)) {
-      if (samples.exitCode !== null) throw new Error(`npm run samples ended: ${output}`);
-      await once(samples.stdout!, 'data');
+      await Promise.race([once(samples.stdout!, 'data'), ended]);
     }
+    ended.catch(() => {});
     samplesUrl = /Samples on (\S+):/.exec(output)![1]!;
     gateway = await startLocalGateway(settings);
     folder = await mkdtemp(join(tmpdir(), 'readme-'));
