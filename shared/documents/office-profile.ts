@@ -10,6 +10,7 @@ import { join } from 'node:path';
  *   trusted) and macro execution disabled outright.
  * - Links: Writer and Calc never update links to other files on load, and linked pictures from
  *   documents of unknown origin are blocked (BlockUntrustedRefererLinks).
+ * - Start-up: the graphics self-test that a new profile would trigger is skipped (see below).
  * - Network: a manual proxy at a closed loopback port for every scheme and no exceptions, so that
  *   whatever the settings above miss has nowhere to go; the process also gets a dead proxy in its
  *   environment (office-convert.ts).
@@ -19,6 +20,9 @@ import { join } from 'node:path';
 export const deadProxy = { host: '127.0.0.1', port: 9 } as const;
 
 type Value = string | number | boolean;
+
+/** Read by LibreOffice as major.minor; compared with the running release's. */
+const lastVersionSeen = '99.9';
 
 const settings: ReadonlyArray<[path: string, name: string, value: Value]> = [
   ['/org.openoffice.Office.Common/Security/Scripting', 'MacroSecurityLevel', 3],
@@ -38,6 +42,10 @@ const settings: ReadonlyArray<[path: string, name: string, value: Value]> = [
   // Nothing to gain from these in a one-shot, headless run.
   ['/org.openoffice.Office.Common/Misc', 'UseOpenCL', false],
   ['/org.openoffice.Office.Common/Misc', 'FirstRun', false],
+  // LibreOffice runs its graphics self-test (about 5 s of CPU) on the first start after an upgrade,
+  // judged by the last version the profile has seen; a fresh profile has seen none, so every
+  // conversion paid for it. A version above any release marks every release as seen.
+  ['/org.openoffice.Setup/Product', 'ooSetupLastVersion', lastVersionSeen],
 ];
 
 const xmlValue = (value: Value) => String(value);
