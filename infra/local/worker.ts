@@ -24,9 +24,16 @@ const memoryMiB = Number(process.argv[3] ?? 1024);
 const answers = new Socket({ fd: 3, readable: false, writable: true });
 const loading = loadHandler(functionName);
 
-function send(type: FrameType, payload: Buffer = Buffer.alloc(0)): boolean {
-  answers.write(frameHeader(type, payload.length));
-  return payload.length === 0 || answers.write(payload);
+/** Writes frames in one system call (the gateway is woken once per answer, not once per piece). */
+function send(...frames: [FrameType, Buffer?][]): boolean {
+  answers.cork();
+  let room = true;
+  for (const [type, payload = Buffer.alloc(0)] of frames) {
+    room = answers.write(frameHeader(type, payload.length));
+    if (payload.length > 0) room = answers.write(payload);
+  }
+  answers.uncork();
+  return room;
 }
 
 async function run({ event, timeoutMs }: Invocation): Promise<void> {
@@ -36,20 +43,24 @@ async function run({ event, timeoutMs }: Invocation): Promise<void> {
     const context = lambdaContext(functionName, timeoutMs, memoryMiB);
     const result = await invokeHandler(handler, event as APIGatewayProxyEvent, context);
     const buffered = Buffer.isBuffer(result.body);
-    const head = { statusCode: result.statusCode, headers: result.headers, buffered };
-    send(FrameType.head, Buffer.from(JSON.stringify(head)));
+    const head: [FrameType, Buffer] = [
+      FrameType.head,
+      Buffer.from(JSON.stringify({ statusCode: result.statusCode, headers: result.headers, buffered })),
+    ];
     if (Buffer.isBuffer(result.body)) {
-      send(FrameType.data, result.body);
-    } else {
-      for await (const chunk of result.body) {
-        if (!send(FrameType.data, Buffer.from(chunk as Uint8Array))) await once(answers, 'drain');
-      }
+      await result.done;
+      send(head, [FrameType.data, result.body], [FrameType.end]);
+      return;
+    }
+    send(head);
+    for await (const chunk of result.body) {
+      if (!send([FrameType.data, Buffer.from(chunk as Uint8Array)])) await once(answers, 'drain');
     }
     await result.done;
-    send(FrameType.end);
+    send([FrameType.end]);
   } catch (error) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    send(FrameType.fail, Buffer.from(JSON.stringify({ message })));
+    send([FrameType.fail, Buffer.from(JSON.stringify({ message }))]);
   }
 }
 
