@@ -193,7 +193,7 @@ describe('arbitrary HTTP requests to the local gateway', () => {
       { numRuns: 200, endOnFailure: true, seed: fuzzSeed },
     );
     expect(await workspacesIn(gatewayTmp)).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it.each([
     ['/jobs/%ZZ', 'GET'],

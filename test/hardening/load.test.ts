@@ -22,7 +22,7 @@ describe('the local gateway under a short mixed load', () => {
     const fileRoutes = routes.filter((route) => route.kind === 'file').map((route) => route.path);
     expect(Object.keys(report.byRoute)).toEqual(expect.arrayContaining(['/hash', '/slugify', '/checksum']));
     expect(Object.keys(report.byRoute).some((path) => fileRoutes.includes(path))).toBe(true);
-  }, 90_000);
+  }, 240_000);
 });
 
 describe('what the load run counts as memory not coming back', () => {
