@@ -45,7 +45,7 @@ const peakOf = (status: string) => {
   return match ? Number(match[1]) * 1024 : 0;
 };
 
-async function statusOf(pid: number): Promise<string | undefined> {
+export async function statusOf(pid: number): Promise<string | undefined> {
   try {
     return await readFile(`/proc/${pid}/status`, 'utf8');
   } catch {
@@ -54,7 +54,7 @@ async function statusOf(pid: number): Promise<string | undefined> {
 }
 
 /** Every live process whose parent chain leads to `root` (not `root` itself). */
-async function descendantsOf(root: number): Promise<number[]> {
+export async function descendantsOf(root: number): Promise<number[]> {
   const parents = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -22,6 +22,7 @@ import { benchFixedCost } from './fixed-cost.ts';
 import { benchImages } from './image.ts';
 import { benchMedia } from './media.ts';
 import { benchMemory } from './memory.ts';
+import { benchMemoryOps } from './memory-ops.ts';
 import { benchPdf } from './pdf.ts';
 import { benchPdfBytes } from './pdf-bytes.ts';
 import { type Budget, renderBudgets, renderSection, type SectionResult } from './report.ts';
@@ -39,6 +40,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   text: benchText,
   'cold-start': benchColdStart,
   memory: benchMemory,
+  'memory-ops': benchMemoryOps,
 };
 
 const { values: args } = parseArgs({

@@ -20,8 +20,14 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Starts the gateway as `npm start` does; an enterprise key whose rate limit never binds here. */
-export async function startService(rootDir: string): Promise<RunningService> {
+/**
+ * Starts the gateway as `npm start` does; an enterprise key whose rate limit never binds here.
+ * `env` overrides the inherited environment (e.g. pinning LOCAL_ISOLATION).
+ */
+export async function startService(
+  rootDir: string,
+  env: Record<string, string> = {},
+): Promise<RunningService> {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--disable-warning=ExperimentalWarning', 'infra/local/start.ts'],
@@ -33,6 +39,7 @@ export async function startService(rootDir: string): Promise<RunningService> {
         HOST: '127.0.0.1',
         SOURCE_ALLOW_PRIVATE: 'true',
         API_KEYS: `${BENCH_KEY}:enterprise:100000000`,
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
