@@ -14,7 +14,11 @@ import { freeTierRateLimitedBody, quotaFreePathPattern } from '../../infra/stack
 import { FileConversionStack } from '../../infra/stack/stack.ts';
 import { planRequestsPerMinute, throttleFor } from '../../infra/stack/throttle.ts';
 import { projectRoot } from '../../layers/layer.ts';
-import { cdkContext, type Synthesized, synthesize } from './synth.ts';
+import { cdkContext, type Synthesized, sharedOptions, sharedSynthesis } from './synth.ts';
+// The stack's other suites, run here on the same synthesis (test/infra/synth.ts).
+import './stack/browser-layer.ts';
+import './stack/office-function.ts';
+import './stack/operations.ts';
 
 /** Body fields that name what a function downloads: a source, a batch, or a web page. */
 const sourceFields = ['sourceUrl', 'sources', 'url'];
@@ -26,12 +30,12 @@ const downloadsSources = (route: RouteSpec) =>
 
 type Resource = { Type: string; Properties: Record<string, unknown> & { [key: string]: unknown } };
 
-const proxySecretParameterName = '/file-conversion/proxy-secret';
+const { proxySecretParameterName } = sharedOptions;
 let synth: Synthesized;
 let resources: Record<string, Resource>;
 
 beforeAll(async () => {
-  synth = await synthesize({ proxySecretParameterName });
+  synth = await sharedSynthesis();
   resources = synth.template.toJSON().Resources as Record<string, Resource>;
 }, 240_000);
 
@@ -556,7 +560,7 @@ describe('storage of async jobs', () => {
 });
 
 describe('checks', () => {
-  it('passes cdk-nag AwsSolutions with no unacknowledged finding', () => {
+  it('passes cdk-nag AwsSolutions with no unacknowledged finding: alarms, dashboard, budget and the office image included', () => {
     const report = new AwsSolutionsChecks(synth.app).validateScope(synth.app);
     const findings = report.violations.map(
       (violation) =>

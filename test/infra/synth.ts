@@ -69,3 +69,21 @@ export async function synthesize(options: SynthOptions = {}): Promise<Synthesize
     cleanUp: () => rmSync(scratch, { recursive: true, force: true }),
   };
 }
+
+/** The options of the one synthesis the stack's test suites share: every optional part switched on. */
+export const sharedOptions = {
+  proxySecretParameterName: '/file-conversion/proxy-secret',
+  alarmEmail: 'operations@example.com',
+  monthlyBudgetUsd: 250,
+} as const satisfies SynthOptions;
+
+let shared: Promise<Synthesized> | undefined;
+
+/**
+ * One synthesis per test file (bundling every function and hashing the layers takes most of a
+ * minute on a loaded machine), read by the suites of test/infra/stack/ that stack.test.ts runs.
+ */
+export function sharedSynthesis(): Promise<Synthesized> {
+  shared ??= synthesize(sharedOptions);
+  return shared;
+}

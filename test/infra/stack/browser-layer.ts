@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes.ts';
-import { browserEnvironment } from '../../infra/stack/browser-layer.ts';
-import { type Synthesized, synthesize } from './synth.ts';
+import { browserEnvironment } from '../../../infra/stack/browser-layer.ts';
+import { type Synthesized, sharedSynthesis } from '../synth.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 
@@ -17,13 +17,12 @@ let resources: Record<string, Resource>;
 let nested: Resource[];
 
 beforeAll(async () => {
-  synth = await synthesize({ alarmEmail: 'operations@example.com' });
+  synth = await sharedSynthesis();
   resources = synth.template.toJSON().Resources as Record<string, Resource>;
   nested = Object.values(
     Template.fromStack(synth.stack.monitoring).toJSON().Resources as Record<string, Resource>,
   );
 }, 240_000);
-afterAll(() => synth?.cleanUp());
 
 const logicalIdOf = (name: string) =>
   synth.stack.getLogicalId(synth.stack.functions.get(name)!.node.defaultChild as CfnElement);
