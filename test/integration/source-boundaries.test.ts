@@ -1,51 +1,20 @@
-import sharp from 'sharp';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { statusOf } from '#shared/http/errors.ts';
-import { downloadSource, type SourceOptions } from '#shared/source/download.ts';
+import { downloadSource } from '#shared/source/download.ts';
 import { tiers } from '#shared/tiers.ts';
 import { formatBytes } from '#shared/units.ts';
-import { Workspace } from '#shared/workspace.ts';
-import { FixtureServer } from '../support/fixture-server.ts';
+import { downloadFixture } from '../support/download-fixture.ts';
 import { failure } from '../support/http-error.ts';
 
 /**
  * The exact edges of a download: a size exactly at the limit, the first status of the redirect
  * range, the tier named when a source without a length runs over, and the request that goes out.
  */
-const server = new FixtureServer();
-let png: Buffer;
-let workspace: Workspace;
-let counter = 0;
-
-beforeAll(async () => {
-  await server.start();
-  png = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#3060c0' } })
-    .png()
-    .toBuffer();
-});
-afterAll(() => server.stop());
-beforeEach(() => {
-  workspace = new Workspace();
-});
-afterEach(() => workspace.dispose());
-
-const path = (name: string) => {
-  counter += 1;
-  return `/${counter}/${name}`;
-};
-
-const options = (extra: Partial<SourceOptions> = {}): SourceOptions => ({
-  workspace,
-  maxBytes: 1000,
-  tier: 'free',
-  accept: ['png'],
-  allowPrivate: true,
-  timeoutMs: 30_000,
-  ...extra,
-});
+const fixture = downloadFixture();
+const { server, path, options } = fixture;
 
 /** A PNG padded with trailing bytes to exactly `size`. */
-const pngOf = (size: number) => Buffer.concat([png, Buffer.alloc(size - png.length)]);
+const pngOf = (size: number) => Buffer.concat([fixture.png(), Buffer.alloc(size - fixture.png().length)]);
 
 describe('a source exactly at the size limit', () => {
   it('is accepted when its Content-Length says exactly the limit', async () => {
@@ -58,8 +27,8 @@ describe('a source exactly at the size limit', () => {
   it('is accepted when it is sent without a length and ends exactly at the limit', async () => {
     const url = server.route(path('exact-chunked.png'), (_request, response) => {
       response.writeHead(200);
-      response.write(png);
-      response.end(Buffer.alloc(1000 - png.length));
+      response.write(fixture.png());
+      response.end(Buffer.alloc(1000 - fixture.png().length));
     });
     expect(await downloadSource(url, options())).toMatchObject({ sizeBytes: 1000 });
   });
@@ -80,7 +49,7 @@ describe('a source sent without a length that runs over the tier limit', () => {
     const chunk = Buffer.alloc(256 * 1024);
     const url = server.route(path('endless.png'), (request, response) => {
       response.writeHead(200);
-      response.write(png);
+      response.write(fixture.png());
       const more = () => {
         while (!response.destroyed && response.write(chunk)) {}
       };
@@ -124,7 +93,7 @@ describe('the request that goes out', () => {
     let headers: Record<string, unknown> = {};
     const url = server.route(path('plain.png'), (request, response) => {
       headers = request.headers;
-      response.writeHead(200, { 'Content-Length': png.length }).end(png);
+      response.writeHead(200, { 'Content-Length': fixture.png().length }).end(fixture.png());
     });
     await downloadSource(url, options());
     expect(headers['accept-encoding']).toBe('identity');

@@ -1,12 +1,10 @@
 import { stat } from 'node:fs/promises';
-import sharp from 'sharp';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { statusOf } from '#shared/http/errors.ts';
-import { downloadSource, type SourceOptions } from '#shared/source/download.ts';
+import { downloadSource } from '#shared/source/download.ts';
 import { tiers } from '#shared/tiers.ts';
 import { formatBytes } from '#shared/units.ts';
-import { Workspace } from '#shared/workspace.ts';
-import { FixtureServer } from '../support/fixture-server.ts';
+import { downloadFixture } from '../support/download-fixture.ts';
 import { failure } from '../support/http-error.ts';
 
 /**
@@ -14,39 +12,10 @@ import { failure } from '../support/http-error.ts';
  * the status text quoted, a connection that breaks mid-body, the file's permissions, what the
  * request asks for, the format check, and no timer left behind.
  */
-const server = new FixtureServer();
-let png: Buffer;
-let workspace: Workspace;
-let counter = 0;
+const fixture = downloadFixture();
+const { server, path, options } = fixture;
 
-beforeAll(async () => {
-  await server.start();
-  png = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#3060c0' } })
-    .png()
-    .toBuffer();
-});
-afterAll(() => server.stop());
-beforeEach(() => {
-  workspace = new Workspace();
-});
-afterEach(() => workspace.dispose());
-
-const path = (name: string) => {
-  counter += 1;
-  return `/${counter}/${name}`;
-};
-
-const options = (extra: Partial<SourceOptions> = {}): SourceOptions => ({
-  workspace,
-  maxBytes: 1000,
-  tier: 'free',
-  accept: ['png'],
-  allowPrivate: true,
-  timeoutMs: 30_000,
-  ...extra,
-});
-
-const servePng = (name: string) => server.serve(path(name), png, 'image/png');
+const servePng = (name: string) => server.serve(path(name), fixture.png(), 'image/png');
 
 describe('a declared length over the limit', () => {
   it('exactly at the pro limit: a free caller is pointed at the pro tier, not beyond', async () => {
@@ -80,14 +49,14 @@ describe('a connection that breaks off mid-body', () => {
   it('is 400 source_unreachable saying so, with the socket error as cause, and leaves no file', async () => {
     const url = server.route(path('cut.png'), (request, response) => {
       response.writeHead(200, { 'Content-Length': 900 });
-      response.write(png, () => setTimeout(() => request.socket.destroy(), 50));
+      response.write(fixture.png(), () => setTimeout(() => request.socket.destroy(), 50));
     });
     const error = await failure(downloadSource(url, options()));
     expect(error.code).toBe('source_unreachable');
     expect(statusOf(error)).toBe(400);
     expect(error.message).toBe('The connection to the source broke off before the whole file arrived.');
     expect(error.cause).toBeInstanceOf(Error);
-    await expect(stat(await workspace.file('source'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(stat(await fixture.workspace().file('source'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
 
@@ -111,7 +80,7 @@ describe('what a download leaves and asks for', () => {
     let headers: Record<string, unknown> = {};
     const url = server.route(path('headers.png'), (request, response) => {
       headers = request.headers;
-      response.writeHead(200, { 'Content-Length': png.length }).end(png);
+      response.writeHead(200, { 'Content-Length': fixture.png().length }).end(fixture.png());
     });
     await downloadSource(url, options());
     expect(headers).toMatchObject({
@@ -133,7 +102,7 @@ describe('the format check', () => {
   it("with accept 'any' nothing is sniffed: the format is left undefined", async () => {
     const source = await downloadSource(servePng('any.png'), options({ accept: 'any' }));
     expect(source.format).toBeUndefined();
-    expect(source.sizeBytes).toBe(png.length);
+    expect(source.sizeBytes).toBe(fixture.png().length);
   });
 
   it('a format the operation does not take is 400 unsupported_input_format naming both', async () => {
