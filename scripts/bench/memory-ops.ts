@@ -191,7 +191,7 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
     budgets.push({
       name: 'Memory: 50 MP JPEG → WebP in a gateway worker',
       target: '≤ 1.2× the peak of sharp alone in a fresh process',
-      measured: `${formatRatio(imageRatio)} (${formatBytes(viaGateway.peak)} vs ${formatBytes(bareSharp.peak)}; idle worker ${formatBytes(image.idle)})`,
+      measured: `${formatRatio(imageRatio)} (${formatBytes(viaGateway.peak)} vs ${formatBytes(bareSharp.peak)}); first request on a fresh worker ${formatRatio(viaGateway.first.peak / bareSharp.peak)}; idle worker ${formatBytes(image.idle)}`,
       met: imageRatio <= 1.2,
     });
     await rm(photo);
