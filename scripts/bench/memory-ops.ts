@@ -1,6 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { imageConvertRoute } from '#shared/routes/image.ts';
-import { pdfSplitRoute } from '#shared/routes/pdf.ts';
+import { pdfCompressRoute, pdfSplitRoute, pdfToImageRoute } from '#shared/routes/pdf.ts';
+import { slugifyRoute } from '#shared/routes/text.ts';
 import { type BenchContext, sizeOf, workFile } from './context.ts';
 import { costTable } from './cost.ts';
 import { writePhoto, writeReport } from './inputs.ts';
@@ -218,6 +219,50 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
     const bareLoad = await repeat(() => inFreshNode(context, ['pdf-lib-load', book]));
     rows.push(row(bookLabel, 'load only', 'pdf-lib in a fresh Node process', bareLoad));
     measured['pdf-split-300'] = everyPage;
+    // The other PDF functions on the same document, to size them from (no budget of their own).
+    const others = [
+      { functionName: 'pdf-compress', operation: 'compress (medium)', body: {}, key: 'pdf-compress-300' },
+      {
+        functionName: 'pdf-to-image',
+        operation: 'rasterize all pages, 36 dpi',
+        body: { dpi: 36 },
+        key: 'pdf-to-image-300',
+      },
+    ];
+    for (const { functionName, operation, body, key } of others) {
+      const route = `/${functionName}`;
+      // A failure here costs its rows only, not the section's budgets.
+      try {
+        const worker = await primeWorker(route, functionName, { sourceUrl: missingUrl(bookUrl), ...body });
+        rows.push([
+          bookLabel,
+          'none (idle after init)',
+          `${functionName} worker`,
+          '—',
+          formatBytes(worker.idle),
+          '—',
+        ]);
+        const result = await throughWorker(
+          worker.pid,
+          functionName,
+          route,
+          { sourceUrl: bookUrl, ...body },
+          3,
+        );
+        rows.push(row(bookLabel, operation, `${functionName} worker (tree), 3 runs`, result));
+        measured[key] = result;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        rows.push([
+          bookLabel,
+          operation,
+          `${functionName} worker`,
+          `failed: ${message.slice(0, 120)}`,
+          '—',
+          '—',
+        ]);
+      }
+    }
     if (qpdf) {
       const qpdfSplit = await repeat(async () => {
         const result = await underTime(qpdf, ['--split-pages', book, file('ops-book-%d.pdf')]);
@@ -258,6 +303,26 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
     }
     await rm(book);
 
+    // A text function: its idle worker is the floor of every small JSON route.
+    const text = await primeWorker('/slugify', 'slugify', { text: 'Héllo Wörld!' });
+    rows.push([
+      'short text',
+      'none (idle after one request)',
+      'slugify worker',
+      '—',
+      formatBytes(text.idle),
+      '—',
+    ]);
+    const slug = await throughWorker(
+      text.pid,
+      'slugify',
+      '/slugify',
+      { text: 'Héllo Wörld! '.repeat(5000) },
+      3,
+    );
+    rows.push(row('60 KB of text', 'slugify', 'slugify worker (tree), 3 runs', slug));
+    measured.slugify = slug;
+
     notes.push(
       `Median and worst of ${runs} runs. Worker: the gateway's worker process for the function ` +
         '(LOCAL_ISOLATION=workers), its high-water mark (VmHWM) restarted before each request, plus ' +
@@ -289,6 +354,19 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
         route: pdfSplitRoute,
         measured: measured['pdf-split-300'],
       },
+      {
+        family: 'PDF',
+        request: 'compress 300 pages',
+        route: pdfCompressRoute,
+        measured: measured['pdf-compress-300'],
+      },
+      {
+        family: 'PDF',
+        request: 'rasterize 300 pages, 36 dpi',
+        route: pdfToImageRoute,
+        measured: measured['pdf-to-image-300'],
+      },
+      { family: 'text', request: 'slugify 60 KB', route: slugifyRoute, measured: measured.slugify },
     ].filter((entry) => entry.measured !== undefined) as Parameters<typeof costTable>[0],
   );
   return {
