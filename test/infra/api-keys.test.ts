@@ -1,5 +1,5 @@
 import { APIGatewayClient, type ApiKey, paginateGetApiKeys } from '@aws-sdk/client-api-gateway';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keyId } from '#shared/auth/keys.ts';
 import { tiers } from '#shared/tiers.ts';
 import { createKeyDirectory, keyNamePrefix } from '../../functions/authorizer/key-directory.ts';
@@ -31,7 +31,12 @@ beforeAll(async () => {
     region: 'eu-west-1',
     credentials: { accessKeyId: 'AKIAFAKEFAKEFAKEFAKE', secretAccessKey: 'fake' },
   });
-  // What the stack deploys: a plan per tier and the free tier's shared key.
+});
+
+// Each test starts from what the stack deploys: a plan per tier and the free tier's shared key.
+beforeEach(() => {
+  aws.plans.length = 0;
+  aws.keys.length = 0;
   for (const tier of ['free', 'pro', 'enterprise'] as const) {
     aws.plans.push({ id: `plan-${tier}`, name: `${stack}-${tier}`, apiStages, keyIds: new Set() });
   }
@@ -44,6 +49,12 @@ beforeAll(async () => {
   });
   aws.plans[0]!.keyIds.add('free-shared');
 });
+
+/** A pro key and an enterprise key with a rate of its own, as the first two tests issue them. */
+const issueBoth = async () => {
+  await issueKey(client, { stack, tier: 'pro', customer: 'Acme Corp' });
+  await issueKey(client, { stack, tier: 'enterprise', customer: 'Big', requestsPerMinute: 5000 });
+};
 
 afterAll(async () => {
   client?.destroy();
@@ -99,6 +110,7 @@ describe('scripts/api-keys.ts', () => {
   });
 
   it('lists the issued keys, not the shared free key', async () => {
+    await issueBoth();
     const listed = await listKeys(client, stack);
     expect(listed.map((key) => [key.tier, key.requestsPerMinute, key.enabled]).sort()).toEqual([
       ['enterprise', 5000, true],
@@ -107,6 +119,7 @@ describe('scripts/api-keys.ts', () => {
   });
 
   it('revokes a key, and the usage plan that was its own, after which the authorizer refuses it', async () => {
+    await issueBoth();
     const [enterprise] = (await listKeys(client, stack)).filter((key) => key.tier === 'enterprise');
     const value = aws.keys.find((key) => key.id === enterprise!.id)!.value!;
     const ownPlan = aws.plans.find((plan) => plan.name === `${stack}-enterprise-big`)!;
@@ -123,6 +136,7 @@ describe('scripts/api-keys.ts', () => {
   });
 
   it('will not revoke the shared free key or another deployment’s key', async () => {
+    await issueBoth();
     await expect(revokeKey(client, { stack, id: 'free-shared' })).rejects.toThrow('shared key');
     const [pro] = await listKeys(client, stack);
     await expect(revokeKey(client, { stack: 'OtherStack', id: pro!.id })).rejects.toThrow('does not belong');
