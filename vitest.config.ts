@@ -15,7 +15,9 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/perf/**'],
     setupFiles: ['test/support/setup.ts'],
     pool: 'forks',
-    maxWorkers: 2,
+    // Three files at a time on two cores: a good part of the suite waits on browsers, LibreOffice,
+    // timeouts and child processes rather than computing.
+    maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     env: {
