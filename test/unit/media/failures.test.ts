@@ -125,11 +125,14 @@ describe('failures that are ours stay as they are, to become a 500', () => {
   });
 
   it('ffmpeg killed by a signal this code did not send', async () => {
+    // Opening a FIFO blocks until a writer comes, so ffmpeg is still running when it is killed,
+    // however slow the machine is to find it.
+    const fifo = join(dir, 'blocked.mp4');
+    await run('mkfifo', [fifo]);
     const job: FfmpegJob = {
-      input: await fixtures.path('twoSeconds'),
+      input: fifo,
       demuxer: 'mov',
-      // Read at its own pace: busy for two seconds.
-      inputOptions: ['-re'],
+      inputOptions: [],
       output: join(dir, 'killed.mp4'),
       outputOptions: ['-c', 'copy', '-f', 'mp4'],
     };
