@@ -38,6 +38,16 @@ const realtimeJob = async (name: string) => ({
   expectedSeconds: 2,
 });
 
+/**
+ * A job whose input is a FIFO nobody writes: ffmpeg blocks opening it and runs until it is
+ * stopped, however slow the machine is to find it.
+ */
+const blockedJob = async (name: string) => {
+  const fifo = await workspace.file(`${name}.fifo`);
+  await run('mkfifo', [fifo]);
+  return { ...(await realtimeJob(name)), input: fifo, inputOptions: [] };
+};
+
 /** Resolves once ffmpeg runs as a child of this process, with its pid. */
 async function runningChild(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
@@ -70,19 +80,20 @@ describe('runFfmpeg', () => {
   });
 
   it('kills the process with SIGKILL at the deadline and leaves nothing behind', async () => {
-    // The job cannot finish in less than two seconds (-re); one is allowed, so only the deadline ends it.
-    const running = runFfmpeg(await realtimeJob('timeout.mp4'), { timeoutMs: 1000 });
+    // The job can never finish (its input never comes), so only the deadline ends it; three seconds
+    // leave a loaded machine time to see the process before that.
+    const running = runFfmpeg(await blockedJob('timeout.mp4'), { timeoutMs: 3000 });
     const pid = await runningChild();
     const error = await running.catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(MediaTimeoutError);
-    expect((error as MediaTimeoutError).timeoutMs).toBe(1000);
+    expect((error as MediaTimeoutError).timeoutMs).toBe(3000);
     expect(alive(pid)).toBe(false);
     expect(await childMediaProcesses()).toEqual([]);
   });
 
   it('kills the process when the request is aborted', async () => {
     const controller = new AbortController();
-    const running = runFfmpeg(await realtimeJob('abort.mp4'), {
+    const running = runFfmpeg(await blockedJob('abort.mp4'), {
       timeoutMs: 30_000,
       signal: controller.signal,
     });
