@@ -14,7 +14,8 @@ const cacheRoot = process.env.LAYER_BUILD_CACHE ?? join(homedir(), '.cache', 'fi
  * Static ffmpeg and ffprobe under bin/, i.e. /opt/bin in Lambda (the stack sets FFMPEG_PATH and
  * FFPROBE_PATH to them), compiled from Debian 12's ffmpeg source package (static-build.ts): the
  * release Debian's security team maintains, the same one as Debian's own ffmpeg package, which the
- * tests use to make fixtures. The tests run the service on this build. Lambda runs code as an unprivileged user, so both get read and run bits for everyone.
+ * tests use to make fixtures. The tests run the service on this build. Lambda runs code as an
+ * unprivileged user, so both get read and run bits for everyone.
  */
 export const ffmpegLayer: LayerRecipe = {
   name: 'ffmpeg',
