@@ -1,4 +1,4 @@
-import { type Page, TimeoutError } from 'puppeteer-core';
+import { type Browser, type Page, TimeoutError } from 'puppeteer-core';
 import { type GuardTally, guardPage } from '#shared/documents/browser-guard.ts';
 import { discardBrowser, sharedBrowser } from '#shared/documents/browser-launch.ts';
 import { documentsConfig } from '#shared/documents/config.ts';
@@ -89,6 +89,18 @@ async function load(page: Page, options: RenderOptions): Promise<void> {
 }
 
 /**
+ * The instance's browser, ready for a request: a launch that fails is tried once more (a loaded
+ * machine can fail one), and a browser that has gone since the last request is replaced, so one
+ * request's crashed browser never fails the next.
+ */
+async function usableBrowser(): Promise<Browser> {
+  const browser = await sharedBrowser().catch(() => sharedBrowser());
+  if (browser.connected) return browser;
+  await discardBrowser();
+  return sharedBrowser();
+}
+
+/**
  * Opens the content in a fresh, private browser context of the instance's shared browser, with
  * every request guarded, and hands the loaded page to `work`. The context (its cookies, storage
  * and cache) is closed afterwards, whatever happened; a browser that will not close it is replaced.
@@ -98,7 +110,7 @@ export async function withRenderedPage<T>(
   work: (page: Page) => Promise<T>,
 ): Promise<T> {
   const started = Date.now();
-  const browser = await sharedBrowser();
+  const browser = await usableBrowser();
   const context = await browser.createBrowserContext();
   const ended = new AbortController();
   const signal = AbortSignal.any([ended.signal, options.signal]);
