@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { copyPackages, directorySize } from '../../layers/copy-packages.ts';
 import { type BrowserLayerName, browserLayerNames, browserMarker } from './browser-layer.ts';
@@ -23,13 +23,19 @@ export const unbundled: Record<string, { from: 'layer'; layer: LayerName } | { f
   'swagger-ui-dist': { from: 'function' },
 };
 
+/** The unbundled packages copied into the function's own folder. */
+const shippedWithFunction = Object.keys(unbundled).filter((pkg) => unbundled[pkg]?.from === 'function');
+
 /** A bundle that contains this module runs ffmpeg, so it gets the ffmpeg layer and its paths. */
 const ffmpegMarker = 'shared/media/binaries.ts';
 
 export interface FunctionBundle {
   /** Folder under functions/ and the route table's `function` value. */
   name: string;
-  /** Ready to be zipped: index.mjs, its source map and the unbundled packages it needs. */
+  /**
+   * Ready to be zipped: index.mjs, the chunks it loads on demand (`chunks/`), their source maps and
+   * the unbundled packages it needs.
+   */
   dir: string;
   layers: LayerName[];
   /** Unzipped size of the folder. */
@@ -84,15 +90,26 @@ export const commonJsGlobals = [
  */
 const requiredBuiltins = ['node:http'];
 
-/** Turns every import of these packages into a run-time `require`, left to Node's lookup. */
-function requireAtRunTime(packages: readonly string[]): Plugin {
+const packageFilter = (packages: readonly string[]) =>
+  new RegExp(`^(${packages.map(escapeRegExp).join('|')})(/.*)?$`);
+
+/**
+ * Turns every import of these packages into a run-time `require`, left to Node's lookup; except a
+ * dynamic `import()` of a package in `importedAsIs`, which stays an `import()` that Node resolves
+ * from the function's own node_modules. Across a split point a required package would come back
+ * as a namespace holding only `default`, where the code expects the package's named exports, as
+ * an `import()` of its ES build gives them under Node (pdfium, loaded on first use).
+ */
+function requireAtRunTime(packages: readonly string[], importedAsIs: readonly string[]): Plugin {
   const namespace = 'require-at-run-time';
-  const filter = new RegExp(`^(${packages.map(escapeRegExp).join('|')})(/.*)?$`);
+  const asIs = packageFilter(importedAsIs);
   return {
     name: namespace,
     setup(esbuild) {
-      esbuild.onResolve({ filter }, (args) =>
-        args.namespace === namespace ? { path: args.path, external: true } : { path: args.path, namespace },
+      esbuild.onResolve({ filter: packageFilter(packages) }, (args) =>
+        args.namespace === namespace || (args.kind === 'dynamic-import' && asIs.test(args.path))
+          ? { path: args.path, external: true }
+          : { path: args.path, namespace },
       );
       esbuild.onLoad({ filter: /.*/, namespace }, (args) => ({
         contents: `module.exports = require(${JSON.stringify(args.path)});`,
@@ -127,30 +144,26 @@ function englishOnlyZodLocales(): Plugin {
   };
 }
 
+const endsWith = (inputs: readonly string[], module: string) =>
+  inputs.some((input) => input.replaceAll('\\', '/').endsWith(module));
+
 /**
- * Bundles every function in ONE esbuild run (ESM, minified, linked source maps, Node 24), then
- * copies into each function's folder the unbundled packages it imports that no layer provides.
+ * Bundles one function into its own folder (ESM, minified, linked source maps, Node 24), split at
+ * its dynamic imports: what a handler reaches only through `import()` (libheif-js for HEIC, the
+ * job modules and AWS SDK clients, pdfium) goes to files under `chunks/` that Node reads and
+ * compiles on the first request that takes that path, not at every cold start. Then copies into
+ * the folder the unbundled packages it imports that no layer provides.
  * `#shared/...` imports resolve through package.json "imports", as they do under Node.
  */
-export async function bundleFunctions(options: {
-  rootDir: string;
-  outDir: string;
-  names: readonly string[];
-}): Promise<FunctionBundles> {
-  const { rootDir, outDir } = options;
-  const names = [...new Set(options.names)].sort();
-  assertHandlersExist(rootDir, names);
-  rmSync(outDir, { recursive: true, force: true });
-  mkdirSync(outDir, { recursive: true });
-
+async function bundleFunction(rootDir: string, outDir: string, name: string): Promise<FunctionBundle> {
+  const dir = join(outDir, bundleFolder(name));
   const result = await build({
     absWorkingDir: rootDir,
-    entryPoints: names.map((name) => ({
-      in: handlerPath(rootDir, name),
-      out: `${bundleFolder(name)}/index`,
-    })),
-    outdir: outDir,
+    entryPoints: [{ in: handlerPath(rootDir, name), out: 'index' }],
+    outdir: dir,
     outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
     platform: 'node',
     target: 'node24',
@@ -162,38 +175,45 @@ export async function bundleFunctions(options: {
     logLevel: 'silent',
     legalComments: 'none',
     banner: { js: commonJsGlobals },
-    plugins: [requireAtRunTime([...Object.keys(unbundled), ...requiredBuiltins]), englishOnlyZodLocales()],
+    plugins: [
+      requireAtRunTime([...Object.keys(unbundled), ...requiredBuiltins], shippedWithFunction),
+      englishOnlyZodLocales(),
+    ],
   });
 
-  const nameOfEntry = new Map(
-    names.map((name) => [relative(rootDir, handlerPath(rootDir, name)).replaceAll('\\', '/'), name]),
-  );
-  const bundles = new Map<string, FunctionBundle>();
-  for (const output of Object.values(result.metafile.outputs)) {
-    const name = output.entryPoint && nameOfEntry.get(output.entryPoint.replaceAll('\\', '/'));
-    if (!name) continue;
-    const dir = join(outDir, bundleFolder(name));
-    const imported = new Set(
+  const outputs = Object.values(result.metafile.outputs);
+  if (!outputs.some((output) => output.entryPoint)) throw new Error(`esbuild produced no bundle for ${name}`);
+  const inputs = outputs.flatMap((output) => Object.keys(output.inputs));
+  const imported = new Set(
+    outputs.flatMap((output) =>
       output.imports.filter((entry) => entry.external).map((entry) => packageOf(entry.path)),
-    );
-    const layers = new Set<LayerName>();
-    const ownPackages: string[] = [];
-    for (const pkg of imported) {
-      const where = unbundled[pkg];
-      if (!where) continue;
-      if (where.from === 'layer') layers.add(where.layer);
-      else ownPackages.push(pkg);
-    }
-    if (Object.keys(output.inputs).some((input) => input.replaceAll('\\', '/').endsWith(ffmpegMarker))) {
-      layers.add('ffmpeg');
-    }
-    if (Object.keys(output.inputs).some((input) => input.replaceAll('\\', '/').endsWith(browserMarker))) {
-      for (const name of browserLayerNames) layers.add(name);
-    }
-    if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
-    bundles.set(name, { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) });
+    ),
+  );
+  const layers = new Set<LayerName>();
+  const ownPackages: string[] = [];
+  for (const pkg of imported) {
+    const where = unbundled[pkg];
+    if (!where) continue;
+    if (where.from === 'layer') layers.add(where.layer);
+    else ownPackages.push(pkg);
   }
-  const unbuilt = names.filter((name) => !bundles.has(name));
-  if (unbuilt.length > 0) throw new Error(`esbuild produced no bundle for ${unbuilt.join(', ')}`);
-  return bundles;
+  if (endsWith(inputs, ffmpegMarker)) layers.add('ffmpeg');
+  if (endsWith(inputs, browserMarker)) for (const layer of browserLayerNames) layers.add(layer);
+  if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
+  return { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) };
+}
+
+/** Bundles every function named, each into a folder of its own (bundleFunction). */
+export async function bundleFunctions(options: {
+  rootDir: string;
+  outDir: string;
+  names: readonly string[];
+}): Promise<FunctionBundles> {
+  const { rootDir, outDir } = options;
+  const names = [...new Set(options.names)].sort();
+  assertHandlersExist(rootDir, names);
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const bundles = await Promise.all(names.map((name) => bundleFunction(rootDir, outDir, name)));
+  return new Map(bundles.map((bundle) => [bundle.name, bundle]));
 }

@@ -1,8 +1,18 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { PDFDocument, rgb } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFolder, bundleFunctions, type FunctionBundles } from '../../infra/stack/bundle.ts';
@@ -17,7 +27,8 @@ const run = promisify(execFile);
 /** Probe functions that import what real handlers import: sharp, an N-API addon, the ffmpeg paths. */
 const probes: Record<string, string> = {
   'image-probe': `
-    import sharp from 'sharp';
+    import { PDFDocument, rgb } from 'pdf-lib';
+import sharp from 'sharp';
     export const handler = async () => {
       const png = await sharp({ create: { width: 4, height: 3, channels: 4, background: '#00ff0080' } }).png().toBuffer();
       const meta = await sharp(png).metadata();
@@ -36,9 +47,31 @@ const probes: Record<string, string> = {
   'nested/probe': `export const handler = async () => ({ nested: true });`,
   // The real handler: HEIC decoding (libheif-js) reads __dirname, which an ES module lacks.
   'image-convert': `export { handler } from '#functions/image-convert/handler.ts';`,
+  // The real handler: pdfium is a package of the function's own, loaded by import() on first use.
+  'pdf-to-image': `export { handler } from '#functions/pdf-to-image/handler.ts';`,
   // A text function: zod with its English messages only.
   slugify: `export { handler } from '#functions/slugify/handler.ts';`,
 };
+
+/** The files an ES module bundle evaluates at import: it and the chunks it imports statically, transitively. */
+function staticClosure(dir: string, entry: string): Set<string> {
+  const reached = new Set<string>([entry]);
+  const queue = [entry];
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    const code = readFileSync(join(dir, file), 'utf8');
+    // Minified static imports: `import{a as b}from"./chunks/x.mjs"` or `import"./chunks/x.mjs"`.
+    for (const [, target] of code.matchAll(
+      /(?:^|[;\s}])(?:import|export)\s*(?:[^"'()]*?from\s*)?"(\.\.?\/[^"]+\.mjs)"/g,
+    )) {
+      const path = join(dirname(file), target!);
+      if (!reached.has(path)) {
+        reached.add(path);
+        queue.push(path);
+      }
+    }
+  }
+  return reached;
+}
 
 let probeRoot: string;
 let outDir: string;
@@ -182,6 +215,45 @@ describe('function bundles', () => {
     // The banner makes them, as CommonJS would, for the bundle's own file.
     const code = readFileSync(join(bundles.get('image-convert')!.dir, 'index.mjs'), 'utf8');
     expect(code.slice(0, code.indexOf('\n'))).toMatch(/const __filename\s*=.*const __dirname\s*=/);
+  });
+
+  it('leaves what a handler loads on demand out of its cold start: libheif-js is a chunk that only import() reaches', () => {
+    const dir = bundles.get('image-convert')!.dir;
+    const atInit = staticClosure(dir, 'index.mjs');
+    const initBytes = [...atInit].reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+    // libheif-js alone is about 2 MB; everything image-convert evaluates at init is well under 1 MB.
+    expect(initBytes).toBeLessThan(1024 * 1024);
+    const chunks = readdirSync(join(dir, 'chunks')).filter((file) => file.endsWith('.mjs'));
+    const libheif = chunks.find((file) => file.startsWith('libheif-bundle-'));
+    expect(libheif).toBeDefined();
+    expect(atInit.has(`chunks/${libheif}`)).toBe(false);
+  });
+
+  it('renders a page inside the bundled pdf-to-image handler (pdfium, loaded on first use from the function folder)', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage([144, 72]).drawRectangle({ x: 0, y: 0, width: 72, height: 72, color: rgb(1, 0, 0) });
+    const server = await new FixtureServer().start();
+    try {
+      const sourceUrl = server.serve('/reports/one.pdf', Buffer.from(await doc.save()));
+      const answer = await invokeApi('pdf-to-image', apiEvent({ sourceUrl, dpi: 72 }), {
+        SOURCE_ALLOW_PRIVATE: 'true',
+      });
+      expect(answer.statusCode, answer.body.toString('utf8')).toBe(200);
+      expect(answer.headers['Content-Type']).toBe('image/png');
+      const { data, info } = await sharp(answer.body)
+        .removeAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      expect([info.width, info.height]).toEqual([144, 72]);
+      // Red on the left half, white on the right.
+      expect([...data.subarray((36 * 144 + 36) * 3, (36 * 144 + 36) * 3 + 3)]).toEqual([255, 0, 0]);
+      expect([...data.subarray((36 * 144 + 108) * 3, (36 * 144 + 108) * 3 + 3)]).toEqual([255, 255, 255]);
+    } finally {
+      await server.stop();
+    }
+    const dir = bundles.get('pdf-to-image')!.dir;
+    expect(existsSync(join(dir, 'node_modules', '@hyzyla', 'pdfium', 'package.json'))).toBe(true);
+    expect(readFileSync(join(dir, 'index.mjs'), 'utf8')).toContain('import("@hyzyla/pdfium")');
   });
 
   it("keeps a text function small and quick to load: zod's English messages only, node:http required", async () => {
