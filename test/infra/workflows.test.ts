@@ -64,6 +64,6 @@ describe('CI and deploy workflows', () => {
     expect(workflow.on.schedule).toEqual([{ cron: expect.stringMatching(/^\S+ \S+ \* \* \*$/) }]);
     expect(runs(workflow)).toEqual(expect.arrayContaining(['npm ci', 'npm run test:shuffled']));
     const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8'));
-    expect(manifest.scripts['test:shuffled']).toMatch(/ vitest run --sequence\.shuffle$/);
+    expect(manifest.scripts['test:shuffled']).toMatch(/ vitest run --coverage --sequence\.shuffle$/);
   });
 });
