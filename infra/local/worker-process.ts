@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { allocatorEnvironment } from '#shared/routes/sizing.ts';
 import { FrameReader, FrameType } from './frames.ts';
 import type { InvokeResult } from './invoke.ts';
 import type { Invocation } from './worker.ts';
@@ -78,7 +79,7 @@ export class WorkerProcess {
       {
         stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'ipc'],
         serialization: 'advanced',
-        env: { ...process.env, TMPDIR: workerTmp },
+        env: { ...process.env, ...allocatorEnvironment, TMPDIR: workerTmp },
       },
     );
     this.#answers = this.child.stdio[3] as Readable;

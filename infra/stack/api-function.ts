@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy, Size, Validations } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { FunctionSizing } from '#shared/routes/sizing.ts';
+import { allocatorEnvironment, type FunctionSizing } from '#shared/routes/sizing.ts';
 import { browserEnvironment } from './browser-layer.ts';
 import type { FunctionBundle, LayerName } from './bundle.ts';
 
@@ -68,6 +68,7 @@ export class ApiFunction extends lambda.Function {
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
+        ...allocatorEnvironment,
         ...(bundle.layers.includes('ffmpeg') ? layerBinaries : {}),
         ...(bundle.layers.includes('chromium') ? browserEnvironment : {}),
         ...props.environment,

@@ -5,6 +5,7 @@ import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { allocatorEnvironment } from '#shared/routes/sizing.ts';
 import { projectRoot } from '../../layers/layer.ts';
 import { type ApiFunctionProps, acknowledgeFunctionRole } from './api-function.ts';
 import type { FunctionBundle } from './bundle.ts';
@@ -59,7 +60,7 @@ export class OfficeFunction extends lambda.DockerImageFunction {
       ...(props.reservedConcurrency === undefined
         ? {}
         : { reservedConcurrentExecutions: props.reservedConcurrency }),
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...allocatorEnvironment, ...props.environment },
     });
     this.bundle = bundle;
     this.reservedConcurrency = props.reservedConcurrency;

@@ -10,6 +10,15 @@ export interface FunctionSizing {
 
 const MiB = 1024 * 1024;
 
+/**
+ * Set in every function's environment, in Lambda and in the local gateway's workers. glibc gives
+ * each thread that allocates at once an arena of its own (up to 8 per core) and keeps what an arena
+ * freed: libvips's worker threads left a reused process peaking higher after each large image
+ * (bare sharp, 50 MP JPEG → WebP four times in one process: 541, 596, 638, 687 MB). With two
+ * arenas: 537, 559, 571, 597 MB, for the same CPU time (docs/benchmarks.md, budget 5).
+ */
+export const allocatorEnvironment = { MALLOC_ARENA_MAX: '2' } as const;
+
 /** Lambda's /tmp: 512 MiB come with every function, 10240 MiB is the most it may have. */
 export const ephemeralLimitsMiB = { included: 512, max: 10_240 } as const;
 

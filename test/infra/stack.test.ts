@@ -101,7 +101,7 @@ describe('functions, one per function of the route table', () => {
     expect(synth.stack.functions.size).toBe(uniqueFunctions.length);
   });
 
-  it('runs every function on Node.js 24, x86_64, traced, with source maps and an expiring log group', () => {
+  it('runs every function on Node.js 24, x86_64, traced, with source maps, two malloc arenas and an expiring log group', () => {
     for (const [, fn] of ofType('AWS::Lambda::Function')) {
       // /office-to-pdf is a container image: its Node.js 24 comes with the image (layers/office/Dockerfile).
       const image = fn.Properties.PackageType === 'Image';
@@ -109,7 +109,9 @@ describe('functions, one per function of the route table', () => {
         ...(image ? { PackageType: 'Image' } : { Runtime: 'nodejs24.x', Handler: 'index.handler' }),
         Architectures: ['x86_64'],
         TracingConfig: { Mode: 'Active' },
-        Environment: { Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps' }) },
+        Environment: {
+          Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps', MALLOC_ARENA_MAX: '2' }),
+        },
       });
       const logGroupId = (fn.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(resources[logGroupId]?.Properties.RetentionInDays).toBeGreaterThan(0);

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Gateway } from '../../infra/local/gateway.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson } from '../support/gateway.ts';
-import { commandLine, isBlockedOnFutex, isRunning, waitFor, workersOf } from '../support/process-tree.ts';
+import {
+  commandLine,
+  environmentOf,
+  isBlockedOnFutex,
+  isRunning,
+  waitFor,
+  workersOf,
+} from '../support/process-tree.ts';
 
 /**
  * The local gateway runs each function as Lambda does: in worker processes of its own, one
@@ -55,6 +62,8 @@ describe('worker processes of the local gateway', () => {
     expect(worker).toBeDefined();
     // 256 MiB for text routes in the route table (shared/routes/text.ts); the heap gets 85 % of it.
     expect(commandLine(worker!)).toContain(`--max-old-space-size=${Math.floor(256 * 0.85)}`);
+    // Two malloc arenas, as the stack sets for every function (shared/routes/sizing.ts).
+    expect(environmentOf(worker!)).toMatchObject({ MALLOC_ARENA_MAX: '2' });
   });
 
   it('ends a handler stuck past its 29 s timeout with 504, while other calls answer at once', async () => {

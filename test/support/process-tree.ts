@@ -28,6 +28,18 @@ export function descendants(pid: number = process.pid): number[] {
   return found;
 }
 
+/** A process's environment as it was started (`/proc/<pid>/environ`); empty once it has gone. */
+export function environmentOf(pid: number): Record<string, string> {
+  try {
+    const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+    return Object.fromEntries(
+      entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+    );
+  } catch {
+    return {};
+  }
+}
+
 /** A process's command line, or undefined once it is gone. */
 export function commandLine(pid: number): string[] | undefined {
   try {
