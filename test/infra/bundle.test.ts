@@ -53,6 +53,25 @@ import sharp from 'sharp';
   slugify: `export { handler } from '#functions/slugify/handler.ts';`,
 };
 
+/** Serves `source`, sends it through a bundled file handler, and reads the PNG it answers. */
+async function pngThroughBundle(name: string, path: string, source: Buffer, body: Record<string, unknown>) {
+  const server = await new FixtureServer().start();
+  try {
+    const sourceUrl = server.serve(path, source);
+    const answer = await invokeApi(name, apiEvent({ sourceUrl, ...body }), { SOURCE_ALLOW_PRIVATE: 'true' });
+    expect(answer.statusCode, answer.body.toString('utf8')).toBe(200);
+    expect(answer.headers['Content-Type']).toBe('image/png');
+    const { data, info } = await sharp(answer.body).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const pixel = (x: number, y: number) => {
+      const at = (y * info.width + x) * 3;
+      return [...data.subarray(at, at + 3)];
+    };
+    return { width: info.width, height: info.height, pixel };
+  } finally {
+    await server.stop();
+  }
+}
+
 /** The files an ES module bundle evaluates at import: it and the chunks it imports statically, transitively. */
 function staticClosure(dir: string, entry: string): Set<string> {
   const reached = new Set<string>([entry]);
@@ -190,28 +209,15 @@ describe('function bundles', () => {
   });
 
   it('decodes HEIC inside the bundled image-convert handler (libheif-js reads __dirname and __filename)', async () => {
-    const server = await new FixtureServer().start();
-    try {
-      const heic = readFileSync(join(projectRoot, 'test', 'fixtures', 'files', 'image', 'quad.heic'));
-      const sourceUrl = server.serve('/pictures/quad.heic', heic);
-      const answer = await invokeApi('image-convert', apiEvent({ sourceUrl, outputFormat: 'png' }), {
-        SOURCE_ALLOW_PRIVATE: 'true',
-      });
-      expect(answer.statusCode, answer.body.toString('utf8')).toBe(200);
-      expect(answer.headers['Content-Type']).toBe('image/png');
-      const { data, info } = await sharp(answer.body)
-        .removeAlpha()
-        .raw()
-        .toBuffer({ resolveWithObject: true });
-      expect([info.width, info.height]).toEqual([64, 48]);
-      // Top left red, bottom right white, within HEVC's tolerance.
-      const pixel = (x: number, y: number) => [...data.subarray((y * 64 + x) * 3, (y * 64 + x) * 3 + 3)];
-      const [red, green, blue] = pixel(8, 6);
-      expect([red! > 231, green! < 24, blue! < 24]).toEqual([true, true, true]);
-      expect(Math.min(...pixel(56, 42))).toBeGreaterThan(231);
-    } finally {
-      await server.stop();
-    }
+    const heic = readFileSync(join(projectRoot, 'test', 'fixtures', 'files', 'image', 'quad.heic'));
+    const { width, height, pixel } = await pngThroughBundle('image-convert', '/pictures/quad.heic', heic, {
+      outputFormat: 'png',
+    });
+    expect([width, height]).toEqual([64, 48]);
+    // Top left red, bottom right white, within HEVC's tolerance.
+    const [red, green, blue] = pixel(8, 6);
+    expect([red! > 231, green! < 24, blue! < 24]).toEqual([true, true, true]);
+    expect(Math.min(...pixel(56, 42))).toBeGreaterThan(231);
     // The banner makes them, as CommonJS would, for the bundle's own file.
     const code = readFileSync(join(bundles.get('image-convert')!.dir, 'index.mjs'), 'utf8');
     expect(code.slice(0, code.indexOf('\n'))).toMatch(/const __filename\s*=.*const __dirname\s*=/);
@@ -232,25 +238,14 @@ describe('function bundles', () => {
   it('renders a page inside the bundled pdf-to-image handler (pdfium, loaded on first use from the function folder)', async () => {
     const doc = await PDFDocument.create();
     doc.addPage([144, 72]).drawRectangle({ x: 0, y: 0, width: 72, height: 72, color: rgb(1, 0, 0) });
-    const server = await new FixtureServer().start();
-    try {
-      const sourceUrl = server.serve('/reports/one.pdf', Buffer.from(await doc.save()));
-      const answer = await invokeApi('pdf-to-image', apiEvent({ sourceUrl, dpi: 72 }), {
-        SOURCE_ALLOW_PRIVATE: 'true',
-      });
-      expect(answer.statusCode, answer.body.toString('utf8')).toBe(200);
-      expect(answer.headers['Content-Type']).toBe('image/png');
-      const { data, info } = await sharp(answer.body)
-        .removeAlpha()
-        .raw()
-        .toBuffer({ resolveWithObject: true });
-      expect([info.width, info.height]).toEqual([144, 72]);
-      // Red on the left half, white on the right.
-      expect([...data.subarray((36 * 144 + 36) * 3, (36 * 144 + 36) * 3 + 3)]).toEqual([255, 0, 0]);
-      expect([...data.subarray((36 * 144 + 108) * 3, (36 * 144 + 108) * 3 + 3)]).toEqual([255, 255, 255]);
-    } finally {
-      await server.stop();
-    }
+    const pdf = Buffer.from(await doc.save());
+    const { width, height, pixel } = await pngThroughBundle('pdf-to-image', '/reports/one.pdf', pdf, {
+      dpi: 72,
+    });
+    expect([width, height]).toEqual([144, 72]);
+    // Red on the left half, white on the right.
+    expect(pixel(36, 36)).toEqual([255, 0, 0]);
+    expect(pixel(108, 36)).toEqual([255, 255, 255]);
     const dir = bundles.get('pdf-to-image')!.dir;
     expect(existsSync(join(dir, 'node_modules', '@hyzyla', 'pdfium', 'package.json'))).toBe(true);
     expect(readFileSync(join(dir, 'index.mjs'), 'utf8')).toContain('import("@hyzyla/pdfium")');
