@@ -32,7 +32,10 @@ const isExample = (line: string) => /^(post|get) /.test(line);
 const prelude = routesBlock!
   .split('\n')
   .filter((line) => line.trim() && !line.startsWith('#') && !isExample(line));
-const examples = [...routesBlock!.split('\n'), ...jobsBlock!.split('\n')].filter(isExample);
+const routeExamples = routesBlock!.split('\n').filter(isExample);
+/** The async job's examples: each takes the job id from the answer before it, so they run in order. */
+const jobExamples = jobsBlock!.split('\n').filter(isExample);
+const examples = [...routeExamples, ...jobExamples];
 
 type Shape = Record<string, string>;
 
@@ -139,46 +142,58 @@ describe('README examples, run as written', () => {
     }
   });
 
-  it.each(examples.map((line) => [line.split('#')[0]!.trim().slice(0, 60), line]))(
+  /** Runs one README line with the prelude, as bash would, and checks its answer as documented. */
+  async function runExample(line: string) {
+    const [command, ...comment] = local(line).split(/ {2,}# /);
+    const script = [...prelude.map(local), command!].join('\n');
+    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
+      (resolve) =>
+        execFile(
+          'bash',
+          ['-c', script],
+          { cwd: folder, env: { ...process.env, CURL_HOME: folder }, maxBuffer: 64 * 1024 * 1024 },
+          (error, out, err) => resolve({ code: error ? Number(error.code) : 0, stdout: out, stderr: err }),
+        ),
+    );
+    expect(code, `${stderr}\n${stdout}`).toBe(0);
+    const [, status, type] = /@@(\d{3}) ([^\n]*)\n?$/.exec(stdout) ?? [];
+    expect(Number(status)).toBeGreaterThanOrEqual(200);
+    expect(Number(status)).toBeLessThan(300);
+    const printed = stdout.slice(0, stdout.lastIndexOf('\n@@'));
+
+    const saved = / -o (\S+)/.exec(command!)?.[1];
+    if (saved) {
+      const bytes = await readFile(join(folder, saved));
+      expect(bytes.length).toBeGreaterThan(0);
+      const extension = saved.split('.').pop()!;
+      if (extension === 'yaml') {
+        expect(type).toMatch(/^application\/yaml/);
+        expect(bytes.toString('utf8')).toMatch(/^openapi: 3\.1\./m);
+      } else {
+        const sniffed = await fileTypeFromBuffer(bytes);
+        expect(sniffed?.ext, saved).toBe(extension);
+        expect(type?.split(';')[0]).toBe(sniffed?.mime === 'audio/x-m4a' ? 'audio/mp4' : sniffed?.mime);
+      }
+      return;
+    }
+    expect(type).toMatch(/^application\/json/);
+    const answer = JSON.parse(printed) as Record<string, unknown>;
+    if (typeof answer.jobId === 'string') jobId = answer.jobId;
+    const shape = documentedShape(comment.join(' # ').trim());
+    if (shape) expectDocumented(answer, shape);
+  }
+
+  it.each(routeExamples.map((line) => [line.split('#')[0]!.trim().slice(0, 60), line]))(
     '%s',
     async (_name, line) => {
-      const [command, ...comment] = local(line).split(/ {2,}# /);
-      const script = [...prelude.map(local), command!].join('\n');
-      const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>(
-        (resolve) =>
-          execFile(
-            'bash',
-            ['-c', script],
-            { cwd: folder, env: { ...process.env, CURL_HOME: folder }, maxBuffer: 64 * 1024 * 1024 },
-            (error, out, err) => resolve({ code: error ? Number(error.code) : 0, stdout: out, stderr: err }),
-          ),
-      );
-      expect(code, `${stderr}\n${stdout}`).toBe(0);
-      const [, status, type] = /@@(\d{3}) ([^\n]*)\n?$/.exec(stdout) ?? [];
-      expect(Number(status)).toBeGreaterThanOrEqual(200);
-      expect(Number(status)).toBeLessThan(300);
-      const printed = stdout.slice(0, stdout.lastIndexOf('\n@@'));
-
-      const saved = / -o (\S+)/.exec(command!)?.[1];
-      if (saved) {
-        const bytes = await readFile(join(folder, saved));
-        expect(bytes.length).toBeGreaterThan(0);
-        const extension = saved.split('.').pop()!;
-        if (extension === 'yaml') {
-          expect(type).toMatch(/^application\/yaml/);
-          expect(bytes.toString('utf8')).toMatch(/^openapi: 3\.1\./m);
-        } else {
-          const sniffed = await fileTypeFromBuffer(bytes);
-          expect(sniffed?.ext, saved).toBe(extension);
-          expect(type?.split(';')[0]).toBe(sniffed?.mime === 'audio/x-m4a' ? 'audio/mp4' : sniffed?.mime);
-        }
-        return;
-      }
-      expect(type).toMatch(/^application\/json/);
-      const answer = JSON.parse(printed) as Record<string, unknown>;
-      if (typeof answer.jobId === 'string') jobId = answer.jobId;
-      const shape = documentedShape(comment.join(' # ').trim());
-      if (shape) expectDocumented(answer, shape);
+      await runExample(line);
     },
   );
+
+  it('runs the async job examples in their order: the job, then its status by the id it answered', async () => {
+    expect(jobExamples.length).toBeGreaterThan(1);
+    jobId = undefined;
+    for (const line of jobExamples) await runExample(line);
+    expect(jobId).toBeDefined();
+  });
 });
