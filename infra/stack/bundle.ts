@@ -70,8 +70,8 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$
 
 /**
  * What CommonJS dependencies expect of their module scope, which an ES module lacks: `require`,
- * and `__filename`/`__dirname` (libheif-js, behind HEIC decoding, locates itself with them). They
- * name the bundle's own index.mjs and its folder, as they would for a CommonJS file there.
+ * and `__filename`/`__dirname` (libheif-js, behind HEIC decoding, locates itself with them). Each
+ * file of a bundle (index.mjs or a chunk) gets them for itself, as a CommonJS file there would.
  */
 export const commonJsGlobals = [
   "import { createRequire as __createRequire } from 'node:module';",
