@@ -1,9 +1,14 @@
 import '../../infra/local/install-awslambda.ts';
 
 // With `--coverage`, vitest points NODE_V8_COVERAGE at a folder it reads after each test file.
-// Node processes a test starts (the local gateway and its workers) inherit it; the preload makes
-// the workers, which end by SIGKILL, write what they ran before they are killed.
+// Node processes a test starts (the local gateway and its workers) get that folder under another
+// name, so that Node does not write their coverage itself (it writes in place, and a read in the
+// middle fails the run); the preload records it and writes each file whole (child-coverage.ts).
 const preload = `--import=${new URL('./child-coverage.ts', import.meta.url).href}`;
-if (process.env.NODE_V8_COVERAGE && !process.env.NODE_OPTIONS?.includes(preload)) {
-  process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${preload}`.trim();
+if (process.env.NODE_V8_COVERAGE) {
+  process.env.TEST_CHILD_COVERAGE_DIR = process.env.NODE_V8_COVERAGE;
+  delete process.env.NODE_V8_COVERAGE;
+  if (!process.env.NODE_OPTIONS?.includes(preload)) {
+    process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${preload}`.trim();
+  }
 }
