@@ -80,13 +80,16 @@ describe('runFfmpeg', () => {
   });
 
   it('kills the process with SIGKILL at the deadline and leaves nothing behind', async () => {
-    // The job can never finish (its input never comes), so only the deadline ends it; three seconds
-    // leave a loaded machine time to see the process before that.
-    const running = runFfmpeg(await blockedJob('timeout.mp4'), { timeoutMs: 3000 });
+    // The job can never finish (its input never comes), so only the deadline ends it; six seconds
+    // leave a loaded machine time to see the process before that. The outcome is taken at once, so
+    // a deadline that comes first is never an unhandled rejection.
+    const outcome = runFfmpeg(await blockedJob('timeout.mp4'), { timeoutMs: 6000 }).catch(
+      (caught: unknown) => caught,
+    );
     const pid = await runningChild();
-    const error = await running.catch((caught: unknown) => caught);
+    const error = await outcome;
     expect(error).toBeInstanceOf(MediaTimeoutError);
-    expect((error as MediaTimeoutError).timeoutMs).toBe(3000);
+    expect((error as MediaTimeoutError).timeoutMs).toBe(6000);
     expect(alive(pid)).toBe(false);
     expect(await childMediaProcesses()).toEqual([]);
   });
