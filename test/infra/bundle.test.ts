@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument, rgb } from 'pdf-lib';
 import sharp from 'sharp';
@@ -20,6 +20,7 @@ import { buildFfmpegLayer } from '../../layers/ffmpeg/build.ts';
 import { type BuiltLayer, projectRoot } from '../../layers/layer.ts';
 import { buildSharpLayer } from '../../layers/sharp/build.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
+import { importGraph, loadedAtInit } from '../support/import-graph.ts';
 import { apiEvent } from '../support/lambda.ts';
 
 const run = promisify(execFile);
@@ -27,8 +28,7 @@ const run = promisify(execFile);
 /** Probe functions that import what real handlers import: sharp, an N-API addon, the ffmpeg paths. */
 const probes: Record<string, string> = {
   'image-probe': `
-    import { PDFDocument, rgb } from 'pdf-lib';
-import sharp from 'sharp';
+    import sharp from 'sharp';
     export const handler = async () => {
       const png = await sharp({ create: { width: 4, height: 3, channels: 4, background: '#00ff0080' } }).png().toBuffer();
       const meta = await sharp(png).metadata();
@@ -70,26 +70,6 @@ async function pngThroughBundle(name: string, path: string, source: Buffer, body
   } finally {
     await server.stop();
   }
-}
-
-/** The files an ES module bundle evaluates at import: it and the chunks it imports statically, transitively. */
-function staticClosure(dir: string, entry: string): Set<string> {
-  const reached = new Set<string>([entry]);
-  const queue = [entry];
-  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
-    const code = readFileSync(join(dir, file), 'utf8');
-    // Minified static imports: `import{a as b}from"./chunks/x.mjs"` or `import"./chunks/x.mjs"`.
-    for (const [, target] of code.matchAll(
-      /(?:^|[;\s}])(?:import|export)\s*(?:[^"'()]*?from\s*)?"(\.\.?\/[^"]+\.mjs)"/g,
-    )) {
-      const path = join(dirname(file), target!);
-      if (!reached.has(path)) {
-        reached.add(path);
-        queue.push(path);
-      }
-    }
-  }
-  return reached;
 }
 
 let probeRoot: string;
@@ -223,16 +203,22 @@ describe('function bundles', () => {
     expect(code.slice(0, code.indexOf('\n'))).toMatch(/const __filename\s*=.*const __dirname\s*=/);
   });
 
-  it('leaves what a handler loads on demand out of its cold start: libheif-js is a chunk that only import() reaches', () => {
+  it('leaves what a handler loads on demand out of its cold start: libheif-js is a chunk that only import() reaches', async () => {
     const dir = bundles.get('image-convert')!.dir;
-    const atInit = staticClosure(dir, 'index.mjs');
-    const initBytes = [...atInit].reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+    // The bundle's own files that Node evaluates at import: index.mjs and the chunks it imports statically.
+    const atInit = [...loadedAtInit(await importGraph(['index.mjs'], dir), 'index.mjs')].filter((file) =>
+      file.endsWith('.mjs'),
+    );
+    expect(atInit, 'index.mjs and the chunks it imports').toEqual(
+      expect.arrayContaining(['index.mjs', expect.stringMatching(/^chunks\//)]),
+    );
+    const initBytes = atInit.reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
     // libheif-js alone is about 2 MB; everything image-convert evaluates at init is well under 1 MB.
     expect(initBytes).toBeLessThan(1024 * 1024);
     const chunks = readdirSync(join(dir, 'chunks')).filter((file) => file.endsWith('.mjs'));
     const libheif = chunks.find((file) => file.startsWith('libheif-bundle-'));
     expect(libheif).toBeDefined();
-    expect(atInit.has(`chunks/${libheif}`)).toBe(false);
+    expect(atInit).not.toContain(`chunks/${libheif}`);
   });
 
   it('renders a page inside the bundled pdf-to-image handler (pdfium, loaded on first use from the function folder)', async () => {

@@ -9,10 +9,10 @@ export const handlerEntries = readdirSync(`${projectFolder}functions`, { recursi
   .filter((file) => file.endsWith('handler.ts'))
   .map((file) => `functions/${file}`);
 
-/** The import graph esbuild reads from the entry points, packages left external. */
-export async function importGraph(entryPoints: string[]): Promise<Metafile> {
+/** The import graph esbuild reads from the entry points (in `folder`), packages left external. */
+export async function importGraph(entryPoints: string[], folder: string = projectFolder): Promise<Metafile> {
   const result = await build({
-    absWorkingDir: projectFolder,
+    absWorkingDir: folder,
     entryPoints,
     bundle: true,
     write: false,
@@ -24,4 +24,18 @@ export async function importGraph(entryPoints: string[]): Promise<Metafile> {
     logLevel: 'silent',
   });
   return result.metafile;
+}
+
+/** Modules and packages reached from `entry` through static imports only (what init evaluates). */
+export function loadedAtInit(graph: Metafile, entry: string): Set<string> {
+  const reached = new Set<string>([entry]);
+  const queue = [entry];
+  for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
+    for (const target of graph.inputs[path]?.imports ?? []) {
+      if (target.kind === 'dynamic-import' || reached.has(target.path)) continue;
+      reached.add(target.path);
+      if (!target.external) queue.push(target.path);
+    }
+  }
+  return reached;
 }

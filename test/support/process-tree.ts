@@ -32,9 +32,7 @@ export function descendants(pid: number = process.pid): number[] {
 export function environmentOf(pid: number): Record<string, string> {
   try {
     const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
-    return Object.fromEntries(
-      entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
-    );
+    return Object.fromEntries(entries.map((entry) => /^([^=]*)=(.*)$/s.exec(entry)!.slice(1, 3)));
   } catch {
     return {};
   }

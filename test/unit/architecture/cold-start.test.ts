@@ -1,6 +1,5 @@
-import type { Metafile } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { handlerEntries, importGraph } from '../../support/import-graph.ts';
+import { handlerEntries, importGraph, loadedAtInit } from '../../support/import-graph.ts';
 
 /**
  * What a function evaluates at init is what its handler reaches through static imports; a dynamic
@@ -10,20 +9,6 @@ import { handlerEntries, importGraph } from '../../support/import-graph.ts';
  */
 
 const handlers = handlerEntries;
-
-/** Modules and packages reached from `entry` through static imports only (what init evaluates). */
-function loadedAtInit(graph: Metafile, entry: string): Set<string> {
-  const reached = new Set<string>([entry]);
-  const queue = [entry];
-  for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
-    for (const target of graph.inputs[path]?.imports ?? []) {
-      if (target.kind === 'dynamic-import' || reached.has(target.path)) continue;
-      reached.add(target.path);
-      if (!target.external) queue.push(target.path);
-    }
-  }
-  return reached;
-}
 
 describe('cold start of the file functions', () => {
   it('loads no job module and no AWS SDK client at init', async () => {
