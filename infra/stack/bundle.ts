@@ -154,12 +154,18 @@ const endsWith = (inputs: readonly string[], module: string) =>
  * compiles on the first request that takes that path, not at every cold start. Then copies into
  * the folder the unbundled packages it imports that no layer provides.
  * `#shared/...` imports resolve through package.json "imports", as they do under Node.
+ * `entry` is the function's handler unless another file is given (the benchmark's floor).
  */
-async function bundleFunction(rootDir: string, outDir: string, name: string): Promise<FunctionBundle> {
+export async function bundleFunction(
+  rootDir: string,
+  outDir: string,
+  name: string,
+  entry = handlerPath(rootDir, name),
+): Promise<FunctionBundle> {
   const dir = join(outDir, bundleFolder(name));
   const result = await build({
     absWorkingDir: rootDir,
-    entryPoints: [{ in: handlerPath(rootDir, name), out: 'index' }],
+    entryPoints: [{ in: entry, out: 'index' }],
     outdir: dir,
     outExtension: { '.js': '.mjs' },
     splitting: true,

@@ -26,9 +26,10 @@ const [mode, bundle, requestJson] = process.argv.slice(2);
 const require = createRequire(import.meta.url);
 
 if (mode === 'sharp') {
+  const startCpu = process.cpuUsage();
   const start = performance.now();
   require('sharp');
-  report({ loadMs: since(start) });
+  report({ loadMs: since(start), loadCpuMs: cpuSince(startCpu) });
 } else if (mode === 'pdfium') {
   const start = performance.now();
   const { PDFiumLibrary } = require('@hyzyla/pdfium') as typeof import('@hyzyla/pdfium');
