@@ -1,10 +1,6 @@
 import { ffmpegPath } from '#shared/media/binaries.ts';
-import { type AudioOptions, planAudio } from '#shared/media/convert-audio.ts';
-import { planVideo, type VideoOptions } from '#shared/media/convert-video.ts';
-import type { MediaInput } from '#shared/media/job.ts';
-import { probeMedia } from '#shared/media/probe.ts';
-import type { FfmpegJob } from '#shared/media/run.ts';
 import { type BenchContext, sizeOf, workFile } from './context.ts';
+import { audioPlan, ffmpegArgs, type Plan, videoPlan } from './ffmpeg-command.ts';
 import { writeClip, writeLooped } from './inputs.ts';
 import { contest, formatBytes, formatMs, formatRatio, median, pairedRatio, timed } from './measure.ts';
 import { runTool } from './processes.ts';
@@ -16,30 +12,13 @@ import { post } from './service.ts';
  * engine), and against ffmpeg's default settings for the same target.
  */
 
-/** The command line runFfmpeg builds for a job, run directly. */
-const ffmpegArgs = (job: FfmpegJob) => [
-  '-nostdin',
-  '-protocol_whitelist',
-  'file',
-  '-f',
-  job.demuxer,
-  ...(job.inputOptions ?? []),
-  '-i',
-  `file:${job.input}`,
-  '-v',
-  'error',
-  '-y',
-  ...job.outputOptions,
-  job.output,
-];
-
 interface Operation {
   label: string;
   route: string;
   source: string;
   seconds: number;
   body: Record<string, unknown>;
-  plan: (input: MediaInput, output: string) => Promise<FfmpegJob>;
+  plan: Plan;
   output: string;
   /** ffmpeg with nothing but input and output named; absent where that is the bare command itself. */
   defaults?: string[];
@@ -57,12 +36,6 @@ export async function benchMedia(context: BenchContext): Promise<SectionResult> 
   await writeLooped(clip, long, loops);
   const longSeconds = clipSeconds * loops;
   const url = (path: string) => context.sources.add(path);
-  const probe = (path: string) => probeMedia(path, 'mp4', { timeoutMs: 60_000 });
-  const input = (path: string): MediaInput => ({ path, format: 'mp4', baseName: 'clip' });
-  const video = (options: VideoOptions) => async (source: MediaInput, output: string) =>
-    planVideo(source, await probe(source.path), options, output).job;
-  const audio = (options: AudioOptions) => async (source: MediaInput, output: string) =>
-    planAudio(source, await probe(source.path), options, output);
 
   const operations: Operation[] = [
     {
@@ -71,7 +44,7 @@ export async function benchMedia(context: BenchContext): Promise<SectionResult> 
       source: long,
       seconds: longSeconds,
       body: { sourceUrl: url(long), outputFormat: 'mkv' },
-      plan: video({ outputFormat: 'mkv' }),
+      plan: videoPlan({ outputFormat: 'mkv' }),
       output: 'remux.mkv',
       budget: { name: 'Stream-copy remux', times: 30 },
     },
@@ -81,7 +54,7 @@ export async function benchMedia(context: BenchContext): Promise<SectionResult> 
       source: long,
       seconds: longSeconds,
       body: { sourceUrl: url(long), outputFormat: 'mp3' },
-      plan: audio({ outputFormat: 'mp3' }),
+      plan: audioPlan({ outputFormat: 'mp3' }),
       output: 'audio.mp3',
       defaults: ['-i', long, '-vn'],
     },
@@ -91,7 +64,7 @@ export async function benchMedia(context: BenchContext): Promise<SectionResult> 
       source: clip,
       seconds: clipSeconds,
       body: { sourceUrl: url(clip), outputFormat: 'mp4', quality: 'medium' },
-      plan: video({ outputFormat: 'mp4', quality: 'medium' }),
+      plan: videoPlan({ outputFormat: 'mp4', quality: 'medium' }),
       output: 'video.mp4',
       defaults: ['-i', clip],
       budget: { name: '720p video to mp4', times: 2 },
@@ -102,7 +75,7 @@ export async function benchMedia(context: BenchContext): Promise<SectionResult> 
       source: clip,
       seconds: clipSeconds,
       body: { sourceUrl: url(clip), outputFormat: 'webm' },
-      plan: video({ outputFormat: 'webm' }),
+      plan: videoPlan({ outputFormat: 'webm' }),
       output: 'video.webm',
       defaults: ['-i', clip],
       budget: { name: '720p video to webm', times: 1 },
@@ -117,7 +90,7 @@ export async function benchMedia(context: BenchContext): Promise<SectionResult> 
   const budgets: Budget[] = [];
   for (const operation of operations) {
     const bareOutput = workFile(context, `bare-${operation.output}`);
-    const job = await operation.plan(input(operation.source), bareOutput);
+    const job = await operation.plan(operation.source, bareOutput);
     const { times, results } = await contest(
       [
         {

@@ -1,10 +1,14 @@
 import { readFile, rm } from 'node:fs/promises';
+import { ffmpegPath } from '#shared/media/binaries.ts';
+import { pdfLimits } from '#shared/pdf/limits.ts';
 import { imageConvertRoute } from '#shared/routes/image.ts';
+import { videoConvertRoute, videoExtractAudioRoute } from '#shared/routes/media.ts';
 import { pdfCompressRoute, pdfSplitRoute, pdfToImageRoute } from '#shared/routes/pdf.ts';
 import { slugifyRoute } from '#shared/routes/text.ts';
 import { type BenchContext, sizeOf, workFile } from './context.ts';
 import { costTable } from './cost.ts';
-import { writePhoto, writeReport } from './inputs.ts';
+import { audioPlan, ffmpegArgs, videoPlan } from './ffmpeg-command.ts';
+import { writeClip, writeLooped, writePhoto, writeReport } from './inputs.ts';
 import { formatBytes, formatMs, formatRatio, median, timed } from './measure.ts';
 import { descendantsOf, runTool, statusOf, watchPeak } from './processes.ts';
 import type { Budget, SectionResult } from './report.ts';
@@ -104,7 +108,12 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
         const { ms } = await timed(() => post(service.url, route, body));
         const peak = await watcher.stop();
         const now = await workersOf(service.pid, functionName);
-        if (now.length !== 1 || now[0] !== pid) throw new Error(`${route}: its worker changed mid-run`);
+        if (now.length !== 1 || now[0] !== pid) {
+          throw new Error(
+            `${route}: its worker ${pid} changed in run ${run + 1} (now: ${now.join(', ') || 'none'}); ` +
+              `gateway: ${service.recentErrors().at(-1) ?? 'no error logged'}`,
+          );
+        }
         series.ms.push(ms);
         series.peak.push(peak.ownBytes + peak.childBytes);
       }
@@ -303,6 +312,106 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
     }
     await rm(book);
 
+    // The contract's largest document (pdfLimits.maxPages), split once, to size pdf-split from.
+    // The worker is primed again: the one above may have ended while the others ran.
+    if (!context.quick) {
+      const limit = file('ops-report-2000.pdf');
+      await writeReport(limit, pdfLimits.maxPages);
+      const limitLabel = `${pdfLimits.maxPages}-page PDF (${formatBytes(await sizeOf(limit))})`;
+      const limitUrl = context.sources.add(limit);
+      const half = pdfLimits.maxPages / 2;
+      try {
+        const splitter = await primeWorker('/pdf-split', 'pdf-split', { sourceUrl: missingUrl(limitUrl) });
+        const once = await throughWorker(
+          splitter.pid,
+          'pdf-split',
+          '/pdf-split',
+          { sourceUrl: limitUrl, ranges: `1-${half},${half + 1}-` },
+          1,
+        );
+        rows.push(row(limitLabel, 'split: two halves (once)', 'pdf-split worker (tree)', once));
+        measured['pdf-split-limit'] = once;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        rows.push([
+          limitLabel,
+          'split: two halves',
+          'pdf-split worker',
+          `failed: ${message.slice(0, 120)}`,
+          '—',
+          '—',
+        ]);
+      }
+      await rm(limit);
+    }
+
+    // The media functions, to size them from (no budget of their own): the worker's tree, which
+    // holds ffmpeg, against the command the route plans run alone.
+    const clip = file('ops-clip-720p.mp4');
+    const long = file('ops-long-720p.mp4');
+    await writeClip(clip, 10);
+    await writeLooped(clip, long, 6);
+    const media = [
+      {
+        functionName: 'video-convert',
+        input: `10 s 720p H.264 (${formatBytes(await sizeOf(clip))})`,
+        operation: '→ mp4 (re-encode, medium)',
+        source: clip,
+        body: { outputFormat: 'mp4', quality: 'medium' },
+        plan: videoPlan({ outputFormat: 'mp4', quality: 'medium' }),
+        output: 'ops-bare-video.mp4',
+      },
+      {
+        functionName: 'video-extract-audio',
+        input: `60 s 720p H.264 (${formatBytes(await sizeOf(long))})`,
+        operation: 'extract audio → mp3',
+        source: long,
+        body: { outputFormat: 'mp3' },
+        plan: audioPlan({ outputFormat: 'mp3' }),
+        output: 'ops-bare-audio.mp3',
+      },
+    ];
+    for (const entry of media) {
+      const route = `/${entry.functionName}`;
+      const sourceUrl = context.sources.add(entry.source);
+      try {
+        const worker = await primeWorker(route, entry.functionName, {
+          sourceUrl: missingUrl(sourceUrl),
+          ...entry.body,
+        });
+        const result = await throughWorker(
+          worker.pid,
+          entry.functionName,
+          route,
+          { sourceUrl, ...entry.body },
+          3,
+        );
+        rows.push(row(entry.input, entry.operation, `${entry.functionName} worker (tree), 3 runs`, result));
+        const job = await entry.plan(entry.source, file(entry.output));
+        rows.push(
+          row(
+            entry.input,
+            entry.operation,
+            'ffmpeg alone, the same command',
+            await repeat(() => underTime(ffmpegPath, ffmpegArgs(job))),
+          ),
+        );
+        measured[entry.functionName] = result;
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        rows.push([
+          entry.input,
+          entry.operation,
+          `${entry.functionName} worker`,
+          `failed: ${message.slice(0, 120)}`,
+          '—',
+          '—',
+        ]);
+      }
+    }
+    await rm(clip);
+    await rm(long);
+
     // A text function: its idle worker is the floor of every small JSON route.
     const text = await primeWorker('/slugify', 'slugify', { text: 'Héllo Wörld!' });
     rows.push([
@@ -356,6 +465,12 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
       },
       {
         family: 'PDF',
+        request: `split ${pdfLimits.maxPages} pages in two`,
+        route: pdfSplitRoute,
+        measured: measured['pdf-split-limit'],
+      },
+      {
+        family: 'PDF',
         request: 'compress 300 pages',
         route: pdfCompressRoute,
         measured: measured['pdf-compress-300'],
@@ -365,6 +480,18 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
         request: 'rasterize 300 pages, 36 dpi',
         route: pdfToImageRoute,
         measured: measured['pdf-to-image-300'],
+      },
+      {
+        family: 'media',
+        request: '10 s 720p → mp4',
+        route: videoConvertRoute,
+        measured: measured['video-convert'],
+      },
+      {
+        family: 'media',
+        request: '60 s 720p → mp3',
+        route: videoExtractAudioRoute,
+        measured: measured['video-extract-audio'],
       },
       { family: 'text', request: 'slugify 60 KB', route: slugifyRoute, measured: measured.slugify },
     ].filter((entry) => entry.measured !== undefined) as Parameters<typeof costTable>[0],

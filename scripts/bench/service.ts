@@ -17,6 +17,8 @@ export interface RunningService {
   url: string;
   port: number;
   pid: number;
+  /** The gateway's last error log lines (at most 20), to explain a failed measurement. */
+  recentErrors(): string[];
   stop(): Promise<void>;
 }
 
@@ -59,13 +61,22 @@ export async function startService(
     child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`gateway exited with ${code}: ${output}`)));
   });
-  // The gateway logs a line per request (LOG_LEVEL info, as in production): read and dropped.
+  // The gateway logs a line per request (LOG_LEVEL info, as in production): read, and dropped
+  // unless it is an error.
   child.stdout?.removeAllListeners('data');
-  child.stdout?.resume();
+  const errors: string[] = [];
+  let partial = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.includes('"level":"error"')) errors.push(line.slice(0, 500));
+    errors.splice(0, Math.max(0, errors.length - 20));
+  });
   return {
     url,
     port: Number(new URL(url).port),
     pid: child.pid!,
+    recentErrors: () => [...errors],
     stop: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
