@@ -23,20 +23,3 @@ export const audioPlan =
   (options: AudioOptions): Plan =>
   async (source, output) =>
     planAudio(mp4(source), await probe(source), options, output);
-
-/** The command line runFfmpeg builds for a job. */
-export const ffmpegArgs = (job: FfmpegJob) => [
-  '-nostdin',
-  '-protocol_whitelist',
-  'file',
-  '-f',
-  job.demuxer,
-  ...(job.inputOptions ?? []),
-  '-i',
-  `file:${job.input}`,
-  '-v',
-  'error',
-  '-y',
-  ...job.outputOptions,
-  job.output,
-];

@@ -1,6 +1,7 @@
 import { ffmpegPath } from '#shared/media/binaries.ts';
+import { ffmpegArguments } from '#shared/media/run.ts';
 import { type BenchContext, sizeOf, workFile } from './context.ts';
-import { audioPlan, ffmpegArgs, type Plan, videoPlan } from './ffmpeg-command.ts';
+import { audioPlan, type Plan, videoPlan } from './ffmpeg-command.ts';
 import { writeClip, writeLooped } from './inputs.ts';
 import { contest, formatBytes, formatMs, formatRatio, median, pairedRatio, timed } from './measure.ts';
 import { runTool } from './processes.ts';
@@ -100,7 +101,7 @@ export async function benchMedia(context: BenchContext): Promise<SectionResult> 
         {
           name: 'bare',
           run: async () => {
-            await runTool(ffmpegPath, ffmpegArgs(job));
+            await runTool(ffmpegPath, ffmpegArguments(job));
             return sizeOf(bareOutput);
           },
         },

@@ -1,5 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { ffmpegPath } from '#shared/media/binaries.ts';
+import { ffmpegArguments } from '#shared/media/run.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { imageConvertRoute } from '#shared/routes/image.ts';
 import { videoConvertRoute, videoExtractAudioRoute } from '#shared/routes/media.ts';
@@ -7,7 +8,7 @@ import { pdfCompressRoute, pdfSplitRoute, pdfToImageRoute } from '#shared/routes
 import { slugifyRoute } from '#shared/routes/text.ts';
 import { type BenchContext, sizeOf, workFile } from './context.ts';
 import { costTable } from './cost.ts';
-import { audioPlan, ffmpegArgs, videoPlan } from './ffmpeg-command.ts';
+import { audioPlan, videoPlan } from './ffmpeg-command.ts';
 import { writeClip, writeLooped, writePhoto, writeReport } from './inputs.ts';
 import { formatBytes, formatMs, formatRatio, median, timed } from './measure.ts';
 import { descendantsOf, runTool, statusOf, watchPeak } from './processes.ts';
@@ -393,7 +394,7 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
             entry.input,
             entry.operation,
             'ffmpeg alone, the same command',
-            await repeat(() => underTime(ffmpegPath, ffmpegArgs(job))),
+            await repeat(() => underTime(ffmpegPath, ffmpegArguments(job))),
           ),
         );
         measured[entry.functionName] = result;
