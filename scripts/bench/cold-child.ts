@@ -2,6 +2,7 @@
  * One cold start, in a fresh process started by the cold-start benchmark:
  *   cold-child.ts handler <bundle index.mjs> [<request JSON>]   import a function bundle, then call it twice
  *   cold-child.ts sharp | pdfium                                load one engine alone
+ *   cold-child.ts sharp-convert <image> <output>               sharp's first conversion, as image-convert's example
  * Prints one line `COLD <JSON>` with the milliseconds measured.
  */
 import { createRequire } from 'node:module';
@@ -30,6 +31,19 @@ if (mode === 'sharp') {
   const start = performance.now();
   require('sharp');
   report({ loadMs: since(start), loadCpuMs: cpuSince(startCpu) });
+} else if (mode === 'sharp-convert' && bundle && requestJson) {
+  // image-convert's example with the route's WebP settings (shared/image/encode.ts), the first
+  // conversion of a process whose sharp is loaded: the floor of that function's first call.
+  const [image, output] = [bundle, requestJson];
+  const { default: sharp } = await import('sharp');
+  const startCpu = process.cpuUsage();
+  const start = performance.now();
+  await sharp(image)
+    .autoOrient()
+    .resize({ width: 800 })
+    .webp({ quality: 80, smartSubsample: true, effort: 4 })
+    .toFile(output);
+  report({ firstCallMs: since(start), firstCallCpuMs: cpuSince(startCpu) });
 } else if (mode === 'pdfium') {
   const start = performance.now();
   const { PDFiumLibrary } = require('@hyzyla/pdfium') as typeof import('@hyzyla/pdfium');
@@ -67,7 +81,9 @@ if (mode === 'sharp') {
     });
   }
 } else {
-  throw new Error('usage: cold-child.ts handler <bundle> [<request JSON>] | sharp | pdfium');
+  throw new Error(
+    'usage: cold-child.ts handler <bundle> [<request JSON>] | sharp | sharp-convert <image> <output> | pdfium',
+  );
 }
 // Handlers may leave keep-alive sockets or timers behind; the measurement is done.
 process.exit(0);
