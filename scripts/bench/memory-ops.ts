@@ -145,6 +145,15 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
       formatBytes(s.first.peak),
       '(one run)',
     ];
+    /** A row whose measurement failed: it costs that row only, not the section's budgets. */
+    const failedRow = (input: string, operation: string, contender: string, error: unknown) => [
+      input,
+      operation,
+      contender,
+      `failed: ${(error instanceof Error ? error.message : String(error)).slice(0, 400)}`,
+      '—',
+      '—',
+    ];
     const floor = await repeat(() => inFreshNode(context, ['node']));
     rows.push(row('—', 'nothing (Node 24 starts and exits)', 'fresh Node process', floor));
 
@@ -262,15 +271,7 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
         rows.push(row(bookLabel, operation, `${functionName} worker (tree), 3 runs`, result));
         measured[key] = result;
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        rows.push([
-          bookLabel,
-          operation,
-          `${functionName} worker`,
-          `failed: ${message.slice(0, 120)}`,
-          '—',
-          '—',
-        ]);
+        rows.push(failedRow(bookLabel, operation, `${functionName} worker`, error));
       }
     }
     if (qpdf) {
@@ -333,15 +334,7 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
         rows.push(row(limitLabel, 'split: two halves (once)', 'pdf-split worker (tree)', once));
         measured['pdf-split-limit'] = once;
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        rows.push([
-          limitLabel,
-          'split: two halves',
-          'pdf-split worker',
-          `failed: ${message.slice(0, 120)}`,
-          '—',
-          '—',
-        ]);
+        rows.push(failedRow(limitLabel, 'split: two halves', 'pdf-split worker', error));
       }
       await rm(limit);
     }
@@ -399,15 +392,7 @@ export async function benchMemoryOps(context: BenchContext): Promise<SectionResu
         );
         measured[entry.functionName] = result;
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        rows.push([
-          entry.input,
-          entry.operation,
-          `${entry.functionName} worker`,
-          `failed: ${message.slice(0, 120)}`,
-          '—',
-          '—',
-        ]);
+        rows.push(failedRow(entry.input, entry.operation, `${entry.functionName} worker`, error));
       }
     }
     await rm(clip);
