@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSourceFormat } from '#shared/source/formats.ts';
+import { canonicalFormat, isSourceFormat } from '#shared/source/formats.ts';
 
 describe('isSourceFormat', () => {
   it('knows the format names the service reads, exactly as spelled', () => {
@@ -14,5 +14,22 @@ describe('isSourceFormat', () => {
     expect(isSourceFormat(undefined)).toBe(false);
     expect(isSourceFormat(['png'])).toBe(false);
     expect(isSourceFormat({ toString: () => 'png' })).toBe(false);
+  });
+});
+
+describe('canonicalFormat', () => {
+  it('turns an alias in any case into the canonical name', () => {
+    expect(canonicalFormat('jpeg')).toBe('jpg');
+    expect(canonicalFormat('JPEG')).toBe('jpg');
+    expect(canonicalFormat('Tif')).toBe('tiff');
+    expect(canonicalFormat('heif')).toBe('heic');
+  });
+
+  it('lowercases other names and keeps them, even the names of Object.prototype', () => {
+    expect(canonicalFormat('PNG')).toBe('png');
+    expect(canonicalFormat('webp')).toBe('webp');
+    expect(canonicalFormat('exe')).toBe('exe');
+    expect(canonicalFormat('toString')).toBe('tostring');
+    expect(canonicalFormat('__proto__')).toBe('__proto__');
   });
 });
