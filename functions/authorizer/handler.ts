@@ -1,6 +1,6 @@
 import { APIGatewayClient, type ApiKey, paginateGetApiKeys } from '@aws-sdk/client-api-gateway';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createAuthorizer } from './authorizer.ts';
 import { createKeyDirectory, keyNamePrefix } from './key-directory.ts';
 import { createProxySecret } from './proxy-secret.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The environment `npm start` reads itself (the service's own variables are read by

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { copyPackages, directorySize } from '../../layers/copy-packages.ts';
 import { type BrowserLayerName, browserLayerNames, browserMarker } from './browser-layer.ts';
@@ -119,31 +119,6 @@ function requireAtRunTime(packages: readonly string[], importedAsIs: readonly st
   };
 }
 
-/**
- * zod re-exports the messages of every language it knows through its `z` namespace
- * (`z.locales`), about 260 KB minified, and esbuild cannot drop what a namespace object reaches.
- * The service answers in English only (zod loads English itself), so zod's locale index is
- * bundled as English alone: half of a text function's bundle, and of its parse time at init.
- */
-function englishOnlyZodLocales(): Plugin {
-  const namespace = 'zod-english-locales';
-  return {
-    name: namespace,
-    setup(esbuild) {
-      esbuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-        /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
-          ? { path: join(dirname(args.importer), '..', 'locales', 'en.js'), namespace }
-          : undefined,
-      );
-      esbuild.onLoad({ filter: /.*/, namespace }, (args) => ({
-        contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-        loader: 'js',
-        resolveDir: dirname(args.path),
-      }));
-    },
-  };
-}
-
 const endsWith = (inputs: readonly string[], module: string) =>
   inputs.some((input) => input.replaceAll('\\', '/').endsWith(module));
 
@@ -181,10 +156,7 @@ export async function bundleFunction(
     logLevel: 'silent',
     legalComments: 'none',
     banner: { js: commonJsGlobals },
-    plugins: [
-      requireAtRunTime([...Object.keys(unbundled), ...requiredBuiltins], shippedWithFunction),
-      englishOnlyZodLocales(),
-    ],
+    plugins: [requireAtRunTime([...Object.keys(unbundled), ...requiredBuiltins], shippedWithFunction)],
   });
 
   const outputs = Object.values(result.metafile.outputs);

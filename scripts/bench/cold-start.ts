@@ -314,7 +314,7 @@ export async function benchColdStart(context: BenchContext): Promise<SectionResu
         'PDF, a 4 s clip) through the same handler, including lazy loads such as pdfium; routes with a path ' +
         'parameter or the authorizer are imported only. The folder is what is zipped: code, source map and the ' +
         'packages copied next to it.',
-      'The floor: every function imports zod (through its `z` namespace) and middy; scripts/bench/floor/ bundles ' +
+      'The floor: every function imports zod (`import * as z`) and middy; scripts/bench/floor/ bundles ' +
         'them with no handler code, as a function is bundled. What a function imports above that is its own code ' +
         'and, for image functions, sharp.',
     ],

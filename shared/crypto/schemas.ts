@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { hmacAlgorithms, passwordHashAlgorithms, randomEncodings } from '#shared/crypto/limits.ts';
 import { digestEncodings, hashAlgorithms } from '#shared/text/limits.ts';
 import { unicodeText } from '#shared/text/schemas.ts';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 
 const envSchema = z.object({
   /** A Chromium to run instead of the packed one (the packed one unpacks to /tmp on first use). */

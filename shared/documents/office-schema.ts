@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { officeFormats } from '#shared/documents/office-limits.ts';
 
 export const officeToPdfBody = z.strictObject({

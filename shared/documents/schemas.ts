@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The most a body's `html` or `markdown` may hold, in UTF-8 bytes. */
 export const maxInlineBytes = 1024 * 1024;

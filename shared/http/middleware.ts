@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Caller } from '#shared/auth/authorize.ts';
 import { callerFromEvent } from '#shared/auth/caller.ts';
 import { ApiError, toPublicError } from '#shared/errors.ts';

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Caller } from '#shared/auth/authorize.ts';
 import {
   endRequest,

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ApiError } from '#shared/errors.ts';
 
 const pathOf = (path: readonly PropertyKey[]) => path.map(String).join('.');

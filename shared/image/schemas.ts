@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseCssColour } from '#shared/image/colour.ts';
 import { imageOutputFormats, type RequestedFormat } from '#shared/image/formats.ts';
 import { defaultIconSizes, fits, imageLimits, MAX_ICON_SIZE, positions } from '#shared/image/limits.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { fileRouteNeeds } from '#shared/routes/types.ts';
 import { tierList } from '#shared/tiers.ts';
 

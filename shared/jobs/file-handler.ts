@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { scopeOf } from '#shared/http/middleware.ts';
 import { type FileResult, fileResponse } from '#shared/http/respond.ts';
 import { inputFor, type PostRoute, postStack, runWork, type Work } from '#shared/http/stack.ts';

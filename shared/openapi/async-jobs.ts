@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorCode } from '#shared/errors.ts';
 import { withCallback } from '#shared/jobs/callback.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';

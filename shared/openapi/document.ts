@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorCode } from '#shared/errors.ts';
 import { errorStatus } from '#shared/http/errors.ts';
 import {

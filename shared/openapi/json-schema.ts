@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type JsonSchema = { [key: string]: unknown };
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type FormatCategoryName, formatCategoryNames, type RouteSpec } from '#shared/routes/types.ts';
 import { canonicalFormat } from '#shared/source/formats.ts';
 

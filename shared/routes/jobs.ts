@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { bufferedSizing } from '#shared/routes/sizing.ts';
 import { defineRoute, type RouteSpec } from '#shared/routes/types.ts';
 

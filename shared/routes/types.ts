@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ErrorCode } from '#shared/errors.ts';
 import type { FunctionSizing } from '#shared/routes/sizing.ts';
 import type { TierName } from '#shared/tiers.ts';

@@ -3,7 +3,7 @@ import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorStatus } from '#shared/http/errors.ts';
 import { JOB_START_WINDOW_MS } from '#shared/jobs/record.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';

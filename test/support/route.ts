@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
 import { defineRoute, fileRouteNeeds } from '#shared/routes/types.ts';
 

@@ -1,7 +1,7 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createJsonHandler } from '#shared/http/stack.ts';
 import { createFileHandler } from '#shared/jobs/file-handler.ts';
 import { apiEvent, call } from '../../support/lambda.ts';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { emfDirectives } from '../../support/emf.ts';
 import { FixtureServer } from '../../support/fixture-server.ts';
 import { apiEvent, call } from '../../support/lambda.ts';

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { contentDisposition, preflightHeaders } from '#shared/http/headers.ts';
 import { scopeOf } from '#shared/http/middleware.ts';
 import { tiers } from '#shared/tiers.ts';

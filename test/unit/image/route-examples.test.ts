@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { imageRoutes } from '#shared/routes/image.ts';
 
 const docs = readFileSync('docs/image.md', 'utf8');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorStatus } from '#shared/http/errors.ts';
 import { withCallback } from '#shared/jobs/callback.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
