@@ -1,5 +1,4 @@
-import middy from '@middy/core';
-import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
+import middy, { type PluginExecutionMode } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type * as z from 'zod';
@@ -62,7 +61,6 @@ export function inputFor<Body>(
   };
 }
 
-/** jsonBodyGuard checks the media type (case-insensitively, charset included), so the parser does not. */
 /** Runs a request's work as its engine stage, timed into the request's scope (and traced in Lambda). */
 export function runWork<Body, Result>(
   work: Work<Body, Result>,
@@ -75,11 +73,15 @@ export function runWork<Body, Result>(
 /** A row whose body schema the handler validates. */
 export type PostRoute<S extends z.ZodType> = RouteSpec<S> & { body: S };
 
-/** The middy stack of a POST route: scope, errors, the JSON body read and checked against the row's schema. */
-export function postStack(route: RouteSpec & { body: z.ZodType }, streaming: boolean) {
+/**
+ * The middy stack of a POST route: scope, errors, the JSON body read and checked against the row's
+ * schema (jsonBodyGuard checks the media type, charset included, so the parser does not). File
+ * routes pass middy's streaming mode, so its stream modules stay out of the JSON routes' bundles.
+ */
+export function postStack(route: RouteSpec & { body: z.ZodType }, executionMode?: PluginExecutionMode) {
   return middy<APIGatewayProxyEvent, HttpResponse>({
     requestEnd: endRequest,
-    ...(streaming ? { executionMode: executionModeStreamifyResponse } : {}),
+    ...(executionMode ? { executionMode } : {}),
   })
     .use(requestScope(routeName(route)))
     .use(errorResponses())
@@ -90,7 +92,7 @@ export function postStack(route: RouteSpec & { body: z.ZodType }, streaming: boo
 
 /** A POST route that answers JSON (buffered). */
 export function createJsonHandler<S extends z.ZodType>(route: PostRoute<S>, work: Work<z.infer<S>, unknown>) {
-  return postStack(route, false).handler(async (event, context, { signal }) =>
+  return postStack(route).handler(async (event, context, { signal }) =>
     jsonResponse(200, await runWork(work, inputFor(event, signal, context), event)),
   );
 }

@@ -1,3 +1,4 @@
+import { executionModeStreamifyResponse } from '@middy/core/StreamifyResponse';
 import type { Context } from 'aws-lambda';
 import type * as z from 'zod';
 import { scopeOf } from '#shared/http/middleware.ts';
@@ -26,7 +27,7 @@ export function createFileHandler<S extends z.ZodObject>(
 ) {
   // A row that names no tiers for async jobs takes none.
   const needs = route.tierNeeds ?? { asyncJobs: [] };
-  const stack = postStack({ ...route, body: withCallback(route.body) }, true);
+  const stack = postStack({ ...route, body: withCallback(route.body) }, executionModeStreamifyResponse);
   const http = stack.handler(async (event, context, { signal }) => {
     const input = inputFor<z.infer<S> & { callbackUrl?: string }>(event, signal, context);
     const { callbackUrl, ...body } = input.body;

@@ -37,6 +37,16 @@ describe('cold start of the file functions', () => {
     expect(lazy).toEqual(['shared/jobs/accept.ts', 'shared/jobs/run.ts']);
   });
 
+  it("leaves middy's streaming mode, and the web streams it loads, to the file functions", async () => {
+    const graph = await importGraph(handlers);
+    const streaming = (entry: string) => loadedAtInit(graph, entry).has('@middy/core/StreamifyResponse');
+    const isFileFunction = (entry: string) => loadedAtInit(graph, entry).has('shared/jobs/file-handler.ts');
+    const jsonFunctions = handlers.filter((entry) => !isFileFunction(entry));
+    expect(jsonFunctions).toContain('functions/hash/handler.ts');
+    expect(jsonFunctions.filter(streaming)).toEqual([]);
+    expect(handlers.filter(isFileFunction).every(streaming)).toBe(true);
+  });
+
   it('loads pdfium on first use only, so the PDF functions that need it just for a broken file start without it', async () => {
     const graph = await importGraph(handlers);
     const eager = handlers.filter((entry) => loadedAtInit(graph, entry).has('@hyzyla/pdfium'));
