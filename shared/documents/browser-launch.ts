@@ -75,6 +75,9 @@ async function launchBrowser(): Promise<Browser> {
     executablePath,
     args: browserArgs(portOf(proxy)),
     headless: 'shell',
+    // DevTools over the browser's own stdio pipes, not a port on loopback: when the process that
+    // launched it ends, even killed, the pipe closes and Chromium exits with it.
+    pipe: true,
     env: browserEnv(process.env),
     // Puppeteer's own signal handlers would close the browser under the worker's feet.
     handleSIGINT: false,

@@ -5,6 +5,7 @@ import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson } from '../support/gateway.ts';
 import {
   commandLine,
+  descendants,
   environmentOf,
   isBlockedOnFutex,
   isRunning,
@@ -113,6 +114,19 @@ describe('worker processes of the local gateway', () => {
     await abandoned;
     // Ended now, long before its 29 s timeout.
     expect(await waitFor(() => !isRunning(blocked!), 10_000)).toBe(true);
+  }, 60_000);
+
+  it("ends a worker's browser with the worker, as an execution environment ends whole", async () => {
+    const printed = await postJson(`${gateway.url}/html-to-pdf`, { html: '<h1>kept warm</h1>' }, keyed);
+    expect(printed.status).toBe(200);
+    await printed.arrayBuffer();
+    const [worker] = workersOf('html-to-pdf');
+    expect(worker).toBeDefined();
+    // The browser stays up between requests: a child of the worker that outlives the request.
+    const browsers = descendants(worker).filter((pid) => commandLine(pid)?.[0]?.endsWith('/chromium'));
+    expect(browsers.length).toBeGreaterThan(0);
+    process.kill(worker!, 'SIGKILL');
+    expect(await waitFor(() => !browsers.some(isRunning), 10_000)).toBe(true);
   }, 60_000);
 
   it('streams a file answer from its worker, byte for byte', async () => {
