@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { allocatorEnvironment } from '#shared/routes/sizing.ts';
 import { FrameReader, FrameType } from './frames.ts';
 import type { InvokeResult } from './invoke.ts';
+import { processTree, residentBytes } from './process-tree.ts';
 import type { Invocation } from './worker.ts';
 
 const workerFile = fileURLToPath(new URL('./worker.ts', import.meta.url));
@@ -139,31 +140,27 @@ export class WorkerProcess {
     });
   }
 
-  /** Ends the process at once (SIGKILL: a spinning handler never sees a gentler signal). */
+  /**
+   * Ends the process at once (SIGKILL: a spinning handler never sees a gentler signal), and what it
+   * started with it (ffmpeg, LibreOffice), as a Lambda execution environment ends whole.
+   */
   kill(ending: Ending): void {
     this.#ending ??= ending;
+    const started = this.child.pid === undefined ? [] : processTree(this.child.pid).slice(1);
     this.child.kill('SIGKILL');
+    for (const pid of started) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
   }
 
   /** Resident memory of the worker and every process it started (ffmpeg, ffprobe), in bytes. */
   treeRssBytes(): number {
-    let total = 0;
-    const pending = [this.child.pid];
-    while (pending.length > 0) {
-      const pid = pending.pop();
-      if (pid === undefined) continue;
-      try {
-        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-        total += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-        for (const task of readdirSync(`/proc/${pid}/task`)) {
-          const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
-          for (const child of children.split(' ')) if (child.trim()) pending.push(Number(child));
-        }
-      } catch {
-        // gone meanwhile, or no /proc on this system: nothing to count
-      }
-    }
-    return total;
+    if (this.child.pid === undefined) return 0;
+    return processTree(this.child.pid).reduce((total, pid) => total + residentBytes(pid), 0);
   }
 
   #frame(type: FrameType, payload: Buffer): void {

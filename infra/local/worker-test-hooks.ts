@@ -2,9 +2,12 @@
  * Misbehaviour on demand, for the tests of the worker pool only: with LOCAL_WORKER_TEST_HOOKS=1 in
  * the gateway's environment, an invocation whose request carries `x-test-hook` spins the CPU
  * forever (`spin`), blocks without using it (`block`: a handler stuck in a synchronous call),
- * fills the JavaScript heap (`heap`) or fills memory outside the heap (`memory`) before its
- * handler runs. Without the variable the header means nothing.
+ * fills the JavaScript heap (`heap`), fills memory outside the heap (`memory`), or starts a
+ * process of its own and then blocks (`child`: an engine still running under a stuck handler)
+ * before its handler runs. Without the variable the header means nothing.
  */
+import { spawn } from 'node:child_process';
+
 const enabled = process.env.LOCAL_WORKER_TEST_HOOKS === '1';
 
 /** Never more than this, whatever the pool's memory watch does: the test must not take the machine. */
@@ -19,7 +22,8 @@ export async function runTestHook(event: unknown): Promise<void> {
       // blocks the event loop, as a runaway regular expression or codec would
     }
   }
-  if (hook === 'block') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  if (hook === 'child') spawn('sleep', ['600'], { stdio: 'ignore' });
+  if (hook === 'block' || hook === 'child') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
   if (hook === 'heap') {
     const held: string[][] = [];
     for (;;) held.push(Array.from({ length: 100_000 }, (_value, index) => `${index}-${held.length}`));

@@ -116,6 +116,25 @@ describe('worker processes of the local gateway', () => {
     expect(await waitFor(() => !isRunning(blocked!), 10_000)).toBe(true);
   }, 60_000);
 
+  it('ends the processes a worker started with the worker', async () => {
+    const leaving = new AbortController();
+    const abandoned = fetch(`${gateway.url}/text-case`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...keyed, 'x-test-hook': 'child' },
+      body: JSON.stringify(upper),
+      signal: leaving.signal,
+    }).catch(() => undefined);
+    const started = () =>
+      blockedWorkers().flatMap((worker) =>
+        descendants(worker).filter((pid) => commandLine(pid)?.join(' ') === 'sleep 600'),
+      );
+    expect(await waitFor(() => started().length === 1, 20_000)).toBe(true);
+    const [engine] = started();
+    leaving.abort();
+    await abandoned;
+    expect(await waitFor(() => !isRunning(engine!), 10_000)).toBe(true);
+  }, 60_000);
+
   it("ends a worker's browser with the worker, as an execution environment ends whole", async () => {
     const printed = await postJson(`${gateway.url}/html-to-pdf`, { html: '<h1>kept warm</h1>' }, keyed);
     expect(printed.status).toBe(200);
