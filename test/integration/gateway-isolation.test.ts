@@ -100,38 +100,39 @@ describe('worker processes of the local gateway', () => {
     60_000,
   );
 
-  it('ends the worker of a caller who leaves', async () => {
+  /** A /text-case call whose worker misbehaves as `hook` says, and its caller's way to leave. */
+  const callThatWillBeLeft = (hook: string) => {
     const leaving = new AbortController();
     const abandoned = fetch(`${gateway.url}/text-case`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...keyed, 'x-test-hook': 'block' },
+      headers: { 'content-type': 'application/json', ...keyed, 'x-test-hook': hook },
       body: JSON.stringify(upper),
       signal: leaving.signal,
     }).catch(() => undefined);
+    return async () => {
+      leaving.abort();
+      await abandoned;
+    };
+  };
+
+  it('ends the worker of a caller who leaves', async () => {
+    const leave = callThatWillBeLeft('block');
     expect(await waitFor(() => blockedWorkers().length === 1, 20_000)).toBe(true);
     const [blocked] = blockedWorkers();
-    leaving.abort();
-    await abandoned;
+    await leave();
     // Ended now, long before its 29 s timeout.
     expect(await waitFor(() => !isRunning(blocked!), 10_000)).toBe(true);
   }, 60_000);
 
   it('ends the processes a worker started with the worker', async () => {
-    const leaving = new AbortController();
-    const abandoned = fetch(`${gateway.url}/text-case`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...keyed, 'x-test-hook': 'child' },
-      body: JSON.stringify(upper),
-      signal: leaving.signal,
-    }).catch(() => undefined);
+    const leave = callThatWillBeLeft('child');
     const started = () =>
       blockedWorkers().flatMap((worker) =>
         descendants(worker).filter((pid) => commandLine(pid)?.join(' ') === 'sleep 600'),
       );
     expect(await waitFor(() => started().length === 1, 20_000)).toBe(true);
     const [engine] = started();
-    leaving.abort();
-    await abandoned;
+    await leave();
     expect(await waitFor(() => !isRunning(engine!), 10_000)).toBe(true);
   }, 60_000);
 
