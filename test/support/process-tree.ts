@@ -1,32 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { processTree } from '../../infra/local/process-tree.ts';
 
 /** The processes a process started, and theirs, read from /proc (Linux). */
-export function descendants(pid: number = process.pid): number[] {
-  const found: number[] = [];
-  const pending = [pid];
-  while (pending.length > 0) {
-    const parent = pending.pop()!;
-    let tasks: string[] = [];
-    try {
-      tasks = readdirSync(`/proc/${parent}/task`);
-    } catch {
-      continue;
-    }
-    for (const task of tasks) {
-      let children = '';
-      try {
-        children = readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const child of children.split(' ').filter(Boolean).map(Number)) {
-        found.push(child);
-        pending.push(child);
-      }
-    }
-  }
-  return found;
-}
+export const descendants = (pid: number = process.pid): number[] => processTree(pid).slice(1);
 
 /** A process's environment as it was started (`/proc/<pid>/environ`); empty once it has gone. */
 export function environmentOf(pid: number): Record<string, string> {
