@@ -56,7 +56,7 @@ function slowest(values: ReadonlyMap<string, number>, limit: number) {
 interface Floor {
   /** Node starting and exiting with no module, wall. */
   nodeStartMs: number;
-  /** CPU of importing zod and middy bundled as a function, with no handler code. */
+  /** CPU of importing zod, middy and its JSON body parser bundled as a function, with no handler code. */
   frameworkCpuMs: number;
   /** CPU of loading sharp's native addon alone. */
   sharpCpuMs: number;
@@ -102,7 +102,7 @@ function coldStartBudgets(
       100,
       importCpu,
       '(import CPU, fresh process)',
-      `Node's own start ${formatMs(floor.nodeStartMs)} wall, then zod and middy alone ` +
+      `Node's own start ${formatMs(floor.nodeStartMs)} wall, then zod, middy and its body parser alone ` +
         `${formatMs(floor.frameworkCpuMs)} CPU, plus sharp's load ${formatMs(floor.sharpCpuMs)} CPU in image functions`,
     ),
     verdict(
@@ -297,7 +297,10 @@ export async function benchColdStart(context: BenchContext): Promise<SectionResu
             "sharp: first conversion in the process, image-convert's example (1200 × 800 JPEG → 800 px WebP q80)",
             `${formatMs(med(sharpConversions, 'firstCallMs'))} (${formatMs(med(sharpConversions, 'firstCallCpuMs'))} CPU)`,
           ],
-          ['zod and middy bundled as a function, no handler code: import CPU', formatMs(frameworkCpuMs)],
+          [
+            'zod, middy and its JSON body parser bundled as a function, no handler code: import CPU',
+            formatMs(frameworkCpuMs),
+          ],
           ['the same with zod/mini instead of zod: import CPU', formatMs(miniCpuMs)],
           ['pdfium: require (JS)', formatMs(med(pdfiumRuns, 'importMs'))],
           [
@@ -314,7 +317,7 @@ export async function benchColdStart(context: BenchContext): Promise<SectionResu
         'PDF, a 4 s clip) through the same handler, including lazy loads such as pdfium; routes with a path ' +
         'parameter or the authorizer are imported only. The folder is what is zipped: code, source map and the ' +
         'packages copied next to it.',
-      'The floor: every function imports zod (`import * as z`) and middy; scripts/bench/floor/ bundles ' +
+      'The floor: every POST function imports zod (`import * as z`), middy and its JSON body parser; scripts/bench/floor/ bundles ' +
         'them with no handler code, as a function is bundled. What a function imports above that is its own code ' +
         'and, for image functions, sharp.',
     ],
