@@ -2,8 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { generatedTexts } from '#shared/openapi/generate.ts';
 
 /**
- * `npm run openapi`: writes openapi.yaml (and the module the /openapi.yaml function serves) from
- * the route table. `npm run openapi -- --check` only reports files that are out of date.
+ * `npm run openapi`: writes openapi.yaml, and the modules the /openapi.yaml and /formats functions
+ * serve, from the route table. `npm run openapi -- --check` only reports files that are out of date.
  */
 const check = process.argv.includes('--check');
 const root = new URL('../', import.meta.url);

@@ -1,12 +1,12 @@
 import { jsonResponse } from '#shared/http/respond.ts';
 import { createGetHandler } from '#shared/http/stack.ts';
-import { formatCatalogue } from '#shared/routes/catalogue.ts';
+import body from '#shared/routes/formats.generated.json' with { type: 'json' };
 import { formatsRoute } from '#shared/routes/system.ts';
-import { routes } from '#shared/routes.ts';
-import { formatAliases } from '#shared/source/formats.ts';
 
-const body = { categories: formatCatalogue(routes), aliases: formatAliases };
-
+/**
+ * The catalogue of the route table, worked out by `npm run openapi` (a test keeps it current), so
+ * that this function does not build every route's schema at init.
+ */
 export const handler = createGetHandler(formatsRoute, () =>
   jsonResponse(200, body, { 'Cache-Control': 'public, max-age=3600' }),
 );
