@@ -37,17 +37,11 @@ if (mode === 'sharp') {
   const [image, output] = [bundle, requestJson];
   const { default: sharp } = await import('sharp');
   const { withEncoder } = await import('#shared/image/encode.ts');
+  const { routeSettings } = await import('./route-encoder.ts');
   const startCpu = process.cpuUsage();
   const start = performance.now();
   const resized = sharp(image).autoOrient().resize({ width: 800 });
-  await withEncoder(resized, 'webp', {
-    quality: 80,
-    palette: false,
-    effort: 'balanced',
-    pixels: 800 * 533,
-    flattenOnto: { r: 255, g: 255, b: 255, alpha: 1 },
-    keepMetadata: false,
-  }).toFile(output);
+  await withEncoder(resized, 'webp', routeSettings(800 * 533, 80)).toFile(output);
   report({ firstCallMs: since(start), firstCallCpuMs: cpuSince(startCpu) });
 } else if (mode === 'pdfium') {
   const start = performance.now();

@@ -1,11 +1,11 @@
 import sharp from 'sharp';
-import { white } from '#shared/image/colour.ts';
-import { type EncodeSettings, withEncoder } from '#shared/image/encode.ts';
+import { withEncoder } from '#shared/image/encode.ts';
 import { imageLimits } from '#shared/image/limits.ts';
 import { type BenchContext, sizeOf, workFile } from './context.ts';
 import { writePhoto } from './inputs.ts';
 import { contest, formatBytes, formatMs, formatRatio, median, pairedRatio } from './measure.ts';
 import type { Budget, SectionResult } from './report.ts';
+import { routeSettings } from './route-encoder.ts';
 import { post } from './service.ts';
 
 /**
@@ -56,14 +56,10 @@ const cases: Case[] = [
 /** What `/image-convert` does with these bodies: auto-orient, resize inside, the routes' encoder. */
 function bare(input: string | Buffer, item: Case): Promise<Buffer> {
   const outHeight = Math.round((item.outWidth * item.height) / item.width);
-  const settings: EncodeSettings = {
-    quality: item.body.quality === undefined ? undefined : item.quality,
-    palette: false,
-    effort: 'balanced',
-    pixels: item.outWidth * outHeight,
-    flattenOnto: white,
-    keepMetadata: false,
-  };
+  const settings = routeSettings(
+    item.outWidth * outHeight,
+    item.body.quality === undefined ? undefined : item.quality,
+  );
   const image = sharp(input, { failOn: 'error', limitInputPixels: imageLimits.maxPixels })
     .autoOrient()
     .resize({ width: item.outWidth, fit: 'inside', withoutEnlargement: true });

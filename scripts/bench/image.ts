@@ -1,6 +1,5 @@
 import sharp from 'sharp';
-import { white } from '#shared/image/colour.ts';
-import { type EncodeSettings, withEncoder } from '#shared/image/encode.ts';
+import { withEncoder } from '#shared/image/encode.ts';
 import { imageLimits } from '#shared/image/limits.ts';
 import { type BenchContext, sizeOf, workFile } from './context.ts';
 import { writePhoto } from './inputs.ts';
@@ -17,6 +16,7 @@ import {
 } from './measure.ts';
 import { runTool } from './processes.ts';
 import { notInstalled, type SectionResult } from './report.ts';
+import { routeSettings } from './route-encoder.ts';
 import { post } from './service.ts';
 
 /**
@@ -31,15 +31,6 @@ const HEIGHT = 3000;
 /** sharp as the routes open a JPEG: errors fail, pixel limit, EXIF orientation applied. */
 const open = (path: string) =>
   sharp(path, { failOn: 'error', limitInputPixels: imageLimits.maxPixels }).autoOrient();
-
-/** The encoder settings the routes use (shared/image/encode.ts), for an output of that many pixels. */
-const routeSettings = (pixels: number): EncodeSettings => ({
-  palette: false,
-  effort: 'balanced',
-  pixels,
-  flattenOnto: white,
-  keepMetadata: false,
-});
 
 interface Operation {
   label: string;

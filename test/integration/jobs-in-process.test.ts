@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
-import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
 
@@ -54,15 +53,17 @@ describe('an async job with the handlers in the gateway process', () => {
     expect(response.status).toBe(202);
     const { jobId, statusUrl } = (await response.json()) as { jobId: string; statusUrl: string };
 
-    let delivery: (typeof deliveries)[number] | undefined;
-    for (let i = 0; i < 200 && !delivery; i += 1) {
-      delivery = deliveries.find((d) => d.body.includes(jobId));
-      if (!delivery) await sleep(100);
-    }
-    expect(delivery, 'the webhook').toBeDefined();
-    const expected = createHmac('sha256', WEBHOOK_SECRET).update(delivery!.body).digest('hex');
-    expect(delivery!.signature).toBe(`sha256=${expected}`);
-    expect(JSON.parse(delivery!.body)).toMatchObject({ jobId, status: 'succeeded', progress: 100 });
+    const delivery = await vi.waitFor(
+      () => {
+        const found = deliveries.find((d) => d.body.includes(jobId));
+        if (!found) throw new Error(`no webhook for job ${jobId} yet`);
+        return found;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    const expected = createHmac('sha256', WEBHOOK_SECRET).update(delivery.body).digest('hex');
+    expect(delivery.signature).toBe(`sha256=${expected}`);
+    expect(JSON.parse(delivery.body)).toMatchObject({ jobId, status: 'succeeded', progress: 100 });
 
     const job = (await (await fetch(`${gateway.url}${statusUrl}`, { headers: pro })).json()) as {
       status: string;

@@ -22,6 +22,7 @@ describe('canonicalFormat', () => {
     expect(canonicalFormat('jpeg')).toBe('jpg');
     expect(canonicalFormat('JPEG')).toBe('jpg');
     expect(canonicalFormat('Tif')).toBe('tiff');
+    expect(canonicalFormat('tif')).toBe('tiff');
     expect(canonicalFormat('heif')).toBe('heic');
   });
 
@@ -30,6 +31,7 @@ describe('canonicalFormat', () => {
     expect(canonicalFormat('webp')).toBe('webp');
     expect(canonicalFormat('exe')).toBe('exe');
     expect(canonicalFormat('toString')).toBe('tostring');
+    expect(canonicalFormat('constructor')).toBe('constructor');
     expect(canonicalFormat('__proto__')).toBe('__proto__');
   });
 });

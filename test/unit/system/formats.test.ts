@@ -4,7 +4,7 @@ import { formatCatalogue } from '#shared/routes/catalogue.ts';
 import { formatsView } from '#shared/routes/system.ts';
 import { formatCategoryNames } from '#shared/routes/types.ts';
 import { routes } from '#shared/routes.ts';
-import { canonicalFormat, imageInputFormats } from '#shared/source/formats.ts';
+import { imageInputFormats } from '#shared/source/formats.ts';
 import { apiEvent, call } from '../../support/lambda.ts';
 
 const catalogue = formatCatalogue(routes);
@@ -45,13 +45,6 @@ describe('GET /formats', () => {
         ...new Set(category.operations.flatMap((operation) => operation.outputs)),
       ]);
     }
-  });
-
-  it('names canonical formats', () => {
-    expect(canonicalFormat('JPEG')).toBe('jpg');
-    expect(canonicalFormat('tif')).toBe('tiff');
-    expect(canonicalFormat('webp')).toBe('webp');
-    expect(canonicalFormat('constructor')).toBe('constructor');
   });
 });
 
