@@ -14,6 +14,8 @@ export default defineConfig({
     // Timings, throughput and memory depend on the machine: `npm run test:perf` (vitest.perf.config.ts).
     exclude: [...configDefaults.exclude, 'test/perf/**'],
     setupFiles: ['test/support/setup.ts'],
+    // One local gateway for the files that need no settings of their own (sharedGateway()).
+    globalSetup: ['test/support/shared-gateway.ts'],
     pool: 'forks',
     // Two files at a time, one a core: three were measured no faster (745 s against 647 s of tests)
     // and made timing-sensitive waits in the tests lose their races.

@@ -6,11 +6,11 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../support/fixture-server.ts';
-import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 import { type ImageCase, imageCorpus } from './images.ts';
 
 const run = promisify(execFile);
-const key = { 'x-api-key': 'image-corpus-key' };
+const key = { 'x-api-key': SHARED_KEYS.enterprise };
 /** Requests in flight at once: four times the two cores of the test machines. */
 const CONCURRENCY = 8;
 
@@ -67,7 +67,7 @@ describe('image differential corpus against ImageMagick, through the local gatew
         return { ...item, url, reference: await referenceReads(path) };
       }),
     );
-    gateway = await startLocalGateway({ API_KEYS: 'image-corpus-key:enterprise:100000' });
+    gateway = sharedGateway();
   });
 
   afterAll(async () => {

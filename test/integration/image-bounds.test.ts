@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blurChain, nestedSvg, svgWithRaster, useAmplification } from '../corpus/svg-bounds.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
-import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 
-const key = { 'x-api-key': 'image-bounds-key' };
+const key = { 'x-api-key': SHARED_KEYS.enterprise };
 
 /**
  * SVGs that buy unbounded work from a few kilobytes are refused before rendering (contract,
@@ -21,7 +21,7 @@ describe('SVG render bounds through the local gateway over real HTTP', () => {
     url.uses = sources.serve('/uses.svg', useAmplification(10, 10), 'image/svg+xml');
     url.blurs = sources.serve('/blurs.svg', blurChain(60, 2000), 'image/svg+xml');
     url.shadow = sources.serve('/shadow.svg', blurChain(2, 200), 'image/svg+xml');
-    gateway = await startLocalGateway({ API_KEYS: 'image-bounds-key:enterprise:100000' });
+    gateway = sharedGateway();
   });
 
   afterAll(async () => {

@@ -2,11 +2,11 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bmpVariants, damagedPngs, type ImageCase, tallAnimations, twelveBitJpeg } from '../corpus/images.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
-import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 import { ImageFixtures } from '../unit/image/fixtures.ts';
 
 /** A key with room for every request of this file (the free tier allows 10 a minute). */
-const key = { 'x-api-key': 'image-inputs-key' };
+const key = { 'x-api-key': SHARED_KEYS.enterprise };
 
 /** Files met in the wild that the service once refused or failed on, through the local gateway. */
 describe('real-world image inputs through the local gateway over real HTTP', () => {
@@ -25,7 +25,7 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
     bmps = await bmpVariants(fixtures.path(''));
     pngs = await damagedPngs();
     animations = await tallAnimations(fixtures.path(''));
-    gateway = await startLocalGateway({ API_KEYS: 'image-inputs-key:enterprise:100000' });
+    gateway = sharedGateway();
   }, 180_000);
 
   afterAll(async () => {

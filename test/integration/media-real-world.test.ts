@@ -12,7 +12,7 @@ import {
 } from '../corpus/media-matrix.ts';
 import { decodedSeconds, type ReferenceReading, readByReference } from '../corpus/media-reference.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
-import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 
 /**
  * Issue 14's audio and video classes through the local gateway over real HTTP. Every file of the
@@ -21,8 +21,8 @@ import { postJson, type RunningGateway, startLocalGateway } from '../support/gat
  * with the contract's code, and nothing gets a 5xx.
  */
 
-/** A key with room for every request of this file; requests without it are the free tier. */
-const key = { 'x-api-key': 'media-corpus-key' };
+/** A key with room for every request of this file; the free tier's limits are tried with the free key. */
+const key = { 'x-api-key': SHARED_KEYS.enterprise };
 
 const inFlight = 8;
 
@@ -46,10 +46,7 @@ describe('real-world audio and video through the local gateway', () => {
       const url = sources.serve(`/corpus/${file.name}`, await readFile(file.path));
       files.set(file.name, { ...file, url, reference: await readByReference(file.path) });
     }
-    gateway = await startLocalGateway({
-      SOURCE_ALLOW_PRIVATE: 'true',
-      API_KEYS: 'media-corpus-key:enterprise:100000',
-    });
+    gateway = sharedGateway();
     const corpus = [...files.values()].filter(
       (file) => !tierLimitCorpus(() => '').some((limit) => limit.name === file.name),
     );
@@ -169,7 +166,11 @@ describe('real-world audio and video through the local gateway', () => {
 
   describe('the free tier duration limit (120 s) is held to what the packets hold', () => {
     const convert = (name: string) =>
-      postJson(`${gateway.url}/audio-convert`, { sourceUrl: fileOf(name).url, outputFormat: 'wav' });
+      postJson(
+        `${gateway.url}/audio-convert`,
+        { sourceUrl: fileOf(name).url, outputFormat: 'wav' },
+        { 'x-api-key': SHARED_KEYS.free },
+      );
 
     it('refuses a 125 s MP3 whose header estimates 78 s', async () => {
       expect(fileOf('understated.mp3').reference.headerSeconds).toBeLessThan(100);

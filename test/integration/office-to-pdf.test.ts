@@ -8,7 +8,7 @@ import CFB from 'cfb';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../support/fixture-server.ts';
-import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 import {
   makeDocx,
   makeOdsWithMacro,
@@ -35,8 +35,7 @@ const baitHits: string[] = [];
 let baitUrl = '';
 let gateway: RunningGateway;
 /** More requests than the free tier's 10 a minute: the file runs under an enterprise key. */
-const KEY = 'office-key';
-const asKey = { 'x-api-key': KEY };
+const asKey = { 'x-api-key': SHARED_KEYS.enterprise };
 const scratch = mkdtempSync(join(tmpdir(), 'office-to-pdf-test-'));
 const conversion = 150_000;
 /** A file on the machine's own disk that a document links to: it must never reach the PDF. */
@@ -74,7 +73,7 @@ beforeAll(async () => {
   await sharp({ create: { width: 64, height: 64, channels: 3, background: '#00ff00' } })
     .png()
     .toFile(secretPng);
-  gateway = await startLocalGateway({ SOURCE_ALLOW_PRIVATE: 'true', API_KEYS: `${KEY}:enterprise:100000` });
+  gateway = sharedGateway();
 });
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../support/fixture-server.ts';
-import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 import { activeContentIn, expandPdf, hostilePdf, WEB_LINK } from '../support/hostile-pdf.ts';
 
 /**
@@ -12,7 +12,7 @@ import { activeContentIn, expandPdf, hostilePdf, WEB_LINK } from '../support/hos
 describe('PDF outputs carry no active content', () => {
   const fixtures = new FixtureServer();
   let gateway: RunningGateway;
-  const key = { 'x-api-key': 'pdf-key' };
+  const key = { 'x-api-key': SHARED_KEYS.enterprise };
   let hostile: string;
   let other: string;
 
@@ -27,7 +27,7 @@ describe('PDF outputs carry no active content', () => {
       .png()
       .toBuffer();
     fixtures.serve('/picture.png', png, 'image/png');
-    gateway = await startLocalGateway({ API_KEYS: 'pdf-key:enterprise', SOURCE_ALLOW_PRIVATE: 'true' });
+    gateway = sharedGateway();
   });
   afterAll(async () => {
     await gateway.stop();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pdfiumReads } from '#shared/pdf/pdfium.ts';
 import { type CorpusPdf, pdfCorpus, pdfCorpusLarge } from '../corpus/pdf.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
-import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 
 /**
  * The differential PDF corpus (test/corpus/pdf.ts) through the local gateway over real HTTP. For
@@ -95,7 +95,9 @@ interface Outcome {
 }
 
 async function perform(call: Call, index: number): Promise<Outcome> {
-  const response = await postJson(`${gateway.url}${call.route}`, call.body, { 'x-api-key': 'corpus-key' });
+  const response = await postJson(`${gateway.url}${call.route}`, call.body, {
+    'x-api-key': SHARED_KEYS.enterprise,
+  });
   const body = Buffer.from(await response.arrayBuffer());
   if (response.status !== 200) {
     const code = (() => {
@@ -134,7 +136,7 @@ beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'pdf-corpus-'));
   corpus = process.env.PDF_CORPUS === 'large' ? await pdfCorpusLarge() : await pdfCorpus();
   await sources.start();
-  gateway = await startLocalGateway({ API_KEYS: 'corpus-key:enterprise:1000000' });
+  gateway = sharedGateway();
 });
 
 afterAll(async () => {

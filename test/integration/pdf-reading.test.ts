@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boxedPage, formCyclePdf, jpxPdf, onePage, plainPdf } from '../corpus/pdf.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
-import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 
 /**
  * The PDF classes real-world files bring (issue 14), through the local gateway over real HTTP:
@@ -12,7 +12,7 @@ import { postJson, type RunningGateway, startLocalGateway } from '../support/gat
 
 const sources = new FixtureServer();
 let gateway: RunningGateway;
-const key = { 'x-api-key': 'pdf-reading-key' };
+const key = { 'x-api-key': SHARED_KEYS.enterprise };
 
 const post = (path: string, body: unknown) => postJson(`${gateway.url}${path}`, body, key);
 const bodyOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
@@ -57,7 +57,7 @@ beforeAll(async () => {
       page: '<< /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>',
     }),
   );
-  gateway = await startLocalGateway({ API_KEYS: 'pdf-reading-key:enterprise:100000' });
+  gateway = sharedGateway();
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 import { bodyWith, notUtf8 } from '../support/utf8-bodies.ts';
 
 /** POSTs raw bytes, so that nothing on the way re-encodes them. */
@@ -17,7 +17,7 @@ function postBytes(
         headers: {
           'Content-Type': contentType,
           'Content-Length': body.length,
-          'X-Api-Key': 'utf8-key',
+          'X-Api-Key': SHARED_KEYS.enterprise,
         },
       },
       (response) => {
@@ -39,7 +39,7 @@ function postBytes(
 describe('strict UTF-8 request bodies through the local gateway', () => {
   let gateway: RunningGateway;
   beforeAll(async () => {
-    gateway = await startLocalGateway({ API_KEYS: 'utf8-key:enterprise' });
+    gateway = sharedGateway();
   });
   afterAll(() => gateway.stop());
 

@@ -1,11 +1,34 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { inject } from 'vitest';
 
 export interface RunningGateway {
   url: string;
   /** The S3 endpoint the gateway uses for the job store. */
   s3Endpoint: string;
   stop(): Promise<void>;
+}
+
+/** The keys of the shared gateway: one per tier, each with room for every request of the suite. */
+export const SHARED_KEYS = {
+  enterprise: 'shared-enterprise-key',
+  pro: 'shared-pro-key',
+  free: 'shared-free-key',
+} as const;
+
+/** What the shared gateway runs with (test/support/shared-gateway.ts starts it once per run). */
+export const SHARED_GATEWAY_SETTINGS = {
+  SOURCE_ALLOW_PRIVATE: 'true',
+  API_KEYS: `${SHARED_KEYS.enterprise}:enterprise:1000000,${SHARED_KEYS.pro}:pro,${SHARED_KEYS.free}:free`,
+};
+
+/**
+ * The local gateway every test file shares (SHARED_GATEWAY_SETTINGS): for tests that need no
+ * settings of their own. Its `stop` does nothing: the run stops it after the last file.
+ */
+export function sharedGateway(): RunningGateway {
+  const { url, s3Endpoint } = inject('sharedGateway');
+  return { url, s3Endpoint, stop: async () => {} };
 }
 
 /** Starts `infra/local/start.ts` (what `npm start` runs) in its own process on a free port. */

@@ -1,3 +1,6 @@
+import { mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, inject } from 'vitest';
 import '../../infra/local/install-awslambda.ts';
 
 // With `--coverage`, vitest points NODE_V8_COVERAGE at a folder it reads after each test file.
@@ -11,4 +14,22 @@ if (process.env.NODE_V8_COVERAGE) {
   if (!process.env.NODE_OPTIONS?.includes(preload)) {
     process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} ${preload}`.trim();
   }
+}
+
+// The shared gateway (shared-gateway.ts) writes its coverage apart: what it wrote so far joins
+// this file's, which vitest reads when the file ends. A file another worker moved first is gone.
+const ownCoverage = process.env.TEST_CHILD_COVERAGE_DIR;
+if (ownCoverage) {
+  afterAll(() => {
+    const { coverageDir } = inject('sharedGateway');
+    mkdirSync(ownCoverage, { recursive: true });
+    for (const name of readdirSync(coverageDir)) {
+      if (!name.endsWith('.json')) continue;
+      try {
+        renameSync(join(coverageDir, name), join(ownCoverage, name));
+      } catch {
+        // Taken by the worker of another file, whose coverage now holds it.
+      }
+    }
+  });
 }
