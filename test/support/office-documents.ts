@@ -21,10 +21,10 @@ const pkgRels = (type: string, target: string) =>
   `<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${target}"/>` +
   '</Relationships>';
 
-const contentTypes = (overrides: Record<string, string>) =>
+const contentTypes = (overrides: Record<string, string>, xmlDefault = 'application/xml') =>
   `${xmlHead}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
   '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
-  '<Default Extension="xml" ContentType="application/xml"/>' +
+  `<Default Extension="xml" ContentType="${xmlDefault}"/>` +
   Object.entries(overrides)
     .map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`)
     .join('') +
@@ -41,6 +41,11 @@ export interface DocxOptions {
   templateUrl?: string;
   /** The main part's content type, to build a macro-enabled or mislabelled package. */
   mainContentType?: string;
+  /**
+   * How `[Content_Types].xml` types the main part: by an Override for its name (as Word writes), or
+   * by the Default for the `xml` extension (as some other writers do).
+   */
+  mainTypedBy?: 'override' | 'default';
 }
 
 const linkedPicture = (rId: string, id: number) =>
@@ -66,16 +71,21 @@ export function makeDocx(text: string, options: DocxOptions = {}): Buffer {
     `${xmlHead}<w:document xmlns:w="${W}" xmlns:r="${R}" ` +
     'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">' +
     `<w:body>${paragraphs}${picture}</w:body></w:document>`;
+  const mainType = options.mainContentType ?? docxMain;
+  const byDefault = options.mainTypedBy === 'default';
   const parts: Record<string, string> = {
-    '[Content_Types].xml': contentTypes({
-      '/word/document.xml': options.mainContentType ?? docxMain,
-      ...(options.templateUrl
-        ? {
-            '/word/settings.xml':
-              'application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml',
-          }
-        : {}),
-    }),
+    '[Content_Types].xml': contentTypes(
+      {
+        ...(byDefault ? {} : { '/word/document.xml': mainType }),
+        ...(options.templateUrl
+          ? {
+              '/word/settings.xml':
+                'application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml',
+            }
+          : {}),
+      },
+      byDefault ? mainType : undefined,
+    ),
     '_rels/.rels': pkgRels('officeDocument', 'word/document.xml'),
     'word/document.xml': document,
   };
