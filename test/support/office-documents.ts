@@ -1,3 +1,4 @@
+import CFB from 'cfb';
 import { strToU8, type Zippable, zipSync } from 'fflate';
 
 /**
@@ -279,4 +280,29 @@ export function makePptx(text: string): Buffer {
       '<p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/>' +
       `${box}</p:spTree></p:cSld></p:sld>`,
   });
+}
+
+/**
+ * A Word 6.0 document as Word 6.0 and 95 wrote them: a compound file whose WordDocument stream holds
+ * everything, text and tables (there is no 0Table or 1Table stream, as Word 97 and later write). The
+ * fewest fields of its file information block LibreOffice needs: the identifier of Word 6.0/95
+ * files (0xA5DC) and the format version (0x65), where the text starts and ends, its length in
+ * characters and the stream's length; the text follows in Windows-1252, one paragraph ending in CR.
+ */
+export function makeWord6Doc(text: string): Buffer {
+  const body = Buffer.from(`${text}\r`, 'latin1');
+  const textStart = 0x300;
+  const stream = Buffer.alloc(textStart + body.length);
+  stream.writeUInt16LE(0xa5dc, 0); // wIdent
+  stream.writeUInt16LE(0x65, 2); // nFib: Word 6.0
+  stream.writeUInt16LE(0x409, 6); // lid: English (US)
+  stream.writeUInt16LE(0x65, 12); // nFibBack
+  stream.writeUInt32LE(textStart, 24); // fcMin
+  stream.writeUInt32LE(textStart + body.length, 28); // fcMac
+  stream.writeUInt32LE(stream.length, 32); // cbMac
+  stream.writeUInt32LE(body.length, 52); // ccpText
+  body.copy(stream, textStart);
+  const container = CFB.utils.cfb_new();
+  CFB.utils.cfb_add(container, '/WordDocument', stream);
+  return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
 }
