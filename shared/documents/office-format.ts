@@ -6,8 +6,8 @@ import {
   mainPartName,
   readContentTypes,
   typeOfPart,
-  xmlText,
 } from '#shared/documents/office-ooxml.ts';
+import { elements, xmlText } from '#shared/documents/office-xml.ts';
 import { DocumentArchiveError, readDocumentArchive } from '#shared/documents/office-zip.ts';
 import { ApiError } from '#shared/errors.ts';
 
@@ -22,7 +22,10 @@ const ZIP_MAGIC = Buffer.from('PK\x03\x04', 'latin1');
 const OLE2_MAGIC = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 const RTF_MAGIC = Buffer.from('{\\rtf', 'latin1');
 
-/** ODF's `mimetype` part, stored first and uncompressed, names the document kind. */
+/**
+ * ODF's `mimetype` part, stored first and uncompressed, names the document kind; without it, the
+ * manifest's entry for the package root does.
+ */
 const odfTypes: Readonly<Record<string, OfficeFormat>> = {
   'application/vnd.oasis.opendocument.text': 'odt',
   'application/vnd.oasis.opendocument.spreadsheet': 'ods',
@@ -51,6 +54,7 @@ const ENCRYPTED_PACKAGE = 'EncryptedPackage';
 const CONTENT_TYPES = '[Content_Types].xml';
 const PACKAGE_RELATIONSHIPS = '_rels/.rels';
 const ODF_MIMETYPE = 'mimetype';
+const ODF_MANIFEST = 'META-INF/manifest.xml';
 
 const unsupported = (what: string) =>
   new ApiError(
@@ -99,23 +103,45 @@ function ooxmlFormat(contentTypesXml: Buffer, rels: Buffer | undefined): OfficeF
   return format;
 }
 
+function odfFormat(mediaType: string, names: Set<string>): OfficeFormat {
+  const format = odfTypes[mediaType.trim()];
+  if (!format) throw unsupported('an OpenDocument file of a kind this service does not convert');
+  if (!names.has('content.xml')) throw unreadable('the OpenDocument file has no content.xml.');
+  return format;
+}
+
+/**
+ * The media type the manifest gives an ODF package's root (`full-path="/"`), which LibreOffice
+ * reads when the package has no `mimetype` part; undefined when it gives none or is not XML.
+ */
+function manifestMediaType(manifest: Buffer): string | undefined {
+  let mediaType: string | undefined;
+  try {
+    elements(xmlText(manifest), (name, attributes) => {
+      if (name === 'file-entry' && attributes['full-path'] === '/') mediaType ??= attributes['media-type'];
+    });
+  } catch {
+    // A manifest that is not XML names nothing.
+  }
+  return mediaType;
+}
+
 function zipFormat(names: Set<string>, parts: Map<string, Buffer>): OfficeFormat {
   const mimetype = parts.get(ODF_MIMETYPE);
-  if (mimetype !== undefined) {
-    const format = odfTypes[mimetype.toString('utf8').trim()];
-    if (!format) throw unsupported('an OpenDocument file of a kind this service does not convert');
-    if (!names.has('content.xml')) throw unreadable('the OpenDocument file has no content.xml.');
-    return format;
-  }
+  if (mimetype !== undefined) return odfFormat(mimetype.toString('utf8'), names);
   const contentTypes = parts.get(CONTENT_TYPES);
-  if (contentTypes === undefined) throw unsupported('a ZIP archive that is no office document');
-  return ooxmlFormat(contentTypes, parts.get(PACKAGE_RELATIONSHIPS));
+  if (contentTypes !== undefined) return ooxmlFormat(contentTypes, parts.get(PACKAGE_RELATIONSHIPS));
+  const manifest = parts.get(ODF_MANIFEST);
+  const manifestType = manifest === undefined ? undefined : manifestMediaType(manifest);
+  if (manifestType !== undefined) return odfFormat(manifestType, names);
+  throw unsupported('a ZIP archive that is no office document');
 }
 
 async function archiveFormat(path: string): Promise<OfficeFormat> {
   try {
     const { names, parts } = await readDocumentArchive(path, [
       ODF_MIMETYPE,
+      ODF_MANIFEST,
       CONTENT_TYPES,
       PACKAGE_RELATIONSHIPS,
     ]);

@@ -58,7 +58,7 @@ describe('identifyOfficeDocument: the format from the bytes', () => {
   });
 });
 
-/** An Open XML package of the given parts (a docx's body, a workbook's), built part by part. */
+/** A ZIP package of the given parts (Open XML, OpenDocument), built part by part. */
 function ooxmlPackage(parts: Record<string, string | Uint8Array>): Buffer {
   const files = Object.fromEntries(
     Object.entries(parts).map(([name, content]) => [
@@ -133,6 +133,21 @@ describe('identifyOfficeDocument: as lenient as LibreOffice in what it reads', (
       mainContentType: 'application/vnd.ms-word.document.macroEnabled.main+xml',
     });
     expect((await failure(identify(docm))).code).toBe('unsupported_input_format');
+  });
+
+  it('reads an OpenDocument package without a mimetype part by its manifest, as LibreOffice does', async () => {
+    const manifest = (type: string) =>
+      '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">' +
+      `<manifest:file-entry manifest:full-path="/" manifest:media-type="${type}"/></manifest:manifest>`;
+    const odf = (type: string) =>
+      ooxmlPackage({
+        'META-INF/manifest.xml': manifest(type),
+        'content.xml': '<office:document-content/>',
+      });
+    expect(await identify(odf('application/vnd.oasis.opendocument.text'))).toEqual({ format: 'odt' });
+    expect(await identify(odf('application/vnd.oasis.opendocument.spreadsheet'))).toEqual({ format: 'ods' });
+    const template = await failure(identify(odf('application/vnd.oasis.opendocument.text-template')));
+    expect(template.code).toBe('unsupported_input_format');
   });
 
   it('tells a Word 6.0/95 .doc (no table stream) from a Word 97 one, for LibreOffice to read each with its filter', async () => {
