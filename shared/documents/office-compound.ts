@@ -23,7 +23,10 @@ const TYPE_AT = 66;
 const STREAM = 2;
 
 export interface CompoundStreams {
-  /** The root storage's stream names, lower-cased (compound-file names compare without regard to case). */
+  /**
+   * The root storage's stream names (or every stream's, when none of those wanted is at the root),
+   * lower-cased: compound-file names compare without regard to case.
+   */
   names: Set<string>;
   /** cfb could not read the file; `names` holds only those of `wanted` found in its directory entries. */
   damaged: boolean;
@@ -41,11 +44,10 @@ function scanEntries(bytes: Buffer, wanted: readonly string[]): Set<string> {
   const found = new Set<string>();
   for (let at = HEADER_BYTES; at + TYPE_AT < bytes.length; at += ENTRY_BYTES) {
     if (bytes[at + TYPE_AT] !== STREAM) continue;
-    const names = byLength.get(bytes.readUInt16LE(at + NAME_LENGTH_AT));
-    if (!names) continue;
-    const length = bytes.readUInt16LE(at + NAME_LENGTH_AT) - 2;
-    const name = bytes.toString('utf16le', at, at + length).toLowerCase();
-    if (names.has(name)) found.add(name);
+    const nameBytes = bytes.readUInt16LE(at + NAME_LENGTH_AT);
+    const names = byLength.get(nameBytes);
+    const name = names && bytes.toString('utf16le', at, at + nameBytes - 2).toLowerCase();
+    if (name && names.has(name)) found.add(name);
   }
   return found;
 }
@@ -54,12 +56,19 @@ function scanEntries(bytes: Buffer, wanted: readonly string[]): Set<string> {
 export function compoundStreams(bytes: Buffer, wanted: readonly string[]): CompoundStreams {
   try {
     const container = CFB.read(bytes, { type: 'buffer' });
+    const streams = container.FileIndex.flatMap((entry, index) =>
+      entry.type === STREAM
+        ? [{ name: entry.name.toLowerCase(), path: container.FullPaths[index] ?? '' }]
+        : [],
+    );
     // The root's own streams: an embedded object (a Word document in a workbook) has its streams in a
-    // storage of its own, and names nothing about the file that embeds it.
-    const names = container.FileIndex.filter(
-      (entry, index) => entry.type === STREAM && container.FullPaths[index]?.split('/').length === 2,
-    ).map((entry) => entry.name.toLowerCase());
-    return { names: new Set(names), damaged: false };
+    // storage of its own, and names nothing about the file that embeds it. Should broken tree links
+    // leave none of the wanted streams at the root, every stream counts, and LibreOffice judges.
+    const atRoot = new Set(
+      streams.filter(({ path }) => path.split('/').length === 2).map(({ name }) => name),
+    );
+    const rooted = wanted.some((name) => atRoot.has(name.toLowerCase()));
+    return { names: rooted ? atRoot : new Set(streams.map(({ name }) => name)), damaged: false };
   } catch (cause) {
     return { names: scanEntries(bytes, wanted), damaged: true, cause };
   }
