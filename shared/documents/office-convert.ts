@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { OfficeDocument } from '#shared/documents/office-format.ts';
 import type { OfficeFormat } from '#shared/documents/office-limits.ts';
 import { deadProxy, writeProfile } from '#shared/documents/office-profile.ts';
 import { ApiError } from '#shared/errors.ts';
@@ -21,7 +22,11 @@ import { limitedCommand, processLimits, shellExecFailures } from '#shared/media/
 /** The binary: Debian's launcher (and the container image's), or OFFICE_BINARY. */
 export const officeBinary = process.env.OFFICE_BINARY ?? 'soffice';
 
-/** LibreOffice's import filter for each format. */
+/**
+ * LibreOffice's import filter for each format. Word 6.0 and 95 files are .doc too, but the Word 97
+ * filter reads their streams as Word 97's and fails: they get the filter LibreOffice's own
+ * detection gives them (office-format.ts tells them apart as it does, by the table stream).
+ */
 const inputFilters: Readonly<Record<OfficeFormat, string>> = {
   docx: 'MS Word 2007 XML',
   doc: 'MS Word 97',
@@ -34,6 +39,7 @@ const inputFilters: Readonly<Record<OfficeFormat, string>> = {
   ppt: 'MS PowerPoint 97',
   odp: 'impress8',
 };
+const word95Filter = 'MS Word 95';
 
 export interface OfficeConvertOptions {
   /** The request's workspace folder; the profile, the input copy and the output go inside. */
@@ -134,13 +140,13 @@ const fileExists = (path: string) =>
   );
 
 /**
- * Converts `input` (of the sniffed `format`) to a PDF inside `options.dir` and returns its path.
+ * Converts `input` (as office-format.ts named it) to a PDF inside `options.dir` and returns its path.
  * A document LibreOffice cannot load or export answers 400 `invalid_source_file`; the deadline
  * throws OfficeTimeoutError.
  */
 export async function convertOfficeToPdf(
   input: string,
-  format: OfficeFormat,
+  { format, word95 }: OfficeDocument,
   options: OfficeConvertOptions,
 ): Promise<string> {
   const profile = await writeProfile(join(options.dir, 'profile'));
@@ -158,7 +164,7 @@ export async function convertOfficeToPdf(
       '--nodefault',
       '--nolockcheck',
       '--norestore',
-      `--infilter=${inputFilters[format]}`,
+      `--infilter=${word95 ? word95Filter : inputFilters[format]}`,
       '--convert-to',
       'pdf',
       '--outdir',

@@ -38,11 +38,11 @@ export async function officeToPdf(request: OfficeRequest): Promise<FileResult> {
 }
 
 async function convertSource(path: string, baseName: string, request: OfficeRequest): Promise<FileResult> {
-  const format = await identifyOfficeDocument(path);
+  const document = await identifyOfficeDocument(path);
   const left = (request.deadline ?? Number.POSITIVE_INFINITY) - Date.now() - answerMarginMs;
   const timeoutMs = Math.max(1000, Math.min(maxConversionMs, left));
   try {
-    const output = await convertOfficeToPdf(path, format, {
+    const output = await convertOfficeToPdf(path, document, {
       dir: await request.workspace.dir(),
       timeoutMs,
       signal: request.signal,
@@ -52,7 +52,7 @@ async function convertSource(path: string, baseName: string, request: OfficeRequ
     if (error instanceof OfficeTimeoutError) {
       throw new ApiError(
         'render_timeout',
-        `The ${format} document could not be converted within ${Math.round(timeoutMs / 1000)} s.`,
+        `The ${document.format} document could not be converted within ${Math.round(timeoutMs / 1000)} s.`,
         { cause: error },
       );
     }

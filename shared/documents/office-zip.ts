@@ -23,8 +23,11 @@ export class DocumentArchiveError extends Error {
 export interface ArchiveListing {
   /** Entry names, as stored. */
   names: Set<string>;
-  /** The text of the parts asked for by name, when present (each at most maxNamingPartBytes). */
-  parts: Map<string, string>;
+  /**
+   * The bytes of the parts asked for, keyed by the name asked for, when present: names are matched
+   * without regard to case, as ZIP-based packages' part names are (each at most maxNamingPartBytes).
+   */
+  parts: Map<string, Buffer>;
 }
 
 /** What the document and everything it embeds have used of the bounds so far. */
@@ -96,7 +99,8 @@ function listEntries(zip: ZipFile, budget: Budget, where: string): Promise<Entry
 }
 
 interface Inflated {
-  text?: string;
+  /** The entry's first maxNamingPartBytes, when it is a part asked for. */
+  head?: Buffer;
   /** The entry's bytes, when they are a ZIP and nested archives are looked into. */
   archive?: Buffer;
 }
@@ -104,13 +108,13 @@ interface Inflated {
 /**
  * Inflates one entry into a counter. yauzl stops the stream as soon as it yields more bytes than
  * the entry declared (validateEntrySizes), so a lying directory costs no more than its honest
- * total, which listEntries has already bounded. A part named in `keepText` comes back as text, up
- * to its bound; with `findArchives`, an entry whose bytes start as a ZIP comes back whole.
+ * total, which listEntries has already bounded. With `keepHead`, the entry's bytes come back up to
+ * the naming parts' bound; with `findArchives`, an entry whose bytes start as a ZIP comes back whole.
  */
 async function inflateEntry(
   zip: ZipFile,
   entry: Entry,
-  options: { keepText: boolean; findArchives: boolean; where: string },
+  options: { keepHead: boolean; findArchives: boolean; where: string },
 ): Promise<Inflated> {
   const chunks: Buffer[] = [];
   let seen = 0;
@@ -118,7 +122,7 @@ async function inflateEntry(
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       const keepAll = archive !== false && options.findArchives;
-      if (keepAll || (options.keepText && seen < zipBounds.maxNamingPartBytes)) chunks.push(chunk);
+      if (keepAll || (options.keepHead && seen < zipBounds.maxNamingPartBytes)) chunks.push(chunk);
       seen += chunk.length;
       if (archive === undefined && options.findArchives && seen >= ZIP_MAGIC.length) {
         archive = Buffer.concat(chunks).subarray(0, ZIP_MAGIC.length).equals(ZIP_MAGIC);
@@ -131,7 +135,7 @@ async function inflateEntry(
           );
           return;
         }
-        if (!archive && !options.keepText) chunks.length = 0;
+        if (!archive && !options.keepHead) chunks.length = 0;
       }
       done();
     },
@@ -150,7 +154,7 @@ async function inflateEntry(
   }
   const bytes = Buffer.concat(chunks);
   return {
-    ...(options.keepText ? { text: bytes.subarray(0, zipBounds.maxNamingPartBytes).toString('utf8') } : {}),
+    ...(options.keepHead ? { head: bytes.subarray(0, zipBounds.maxNamingPartBytes) } : {}),
     ...(archive ? { archive: bytes } : {}),
   };
 }
@@ -165,19 +169,21 @@ async function checkArchive(
 ): Promise<ArchiveListing> {
   let zip: ZipFile | undefined;
   const names = new Set<string>();
-  const parts = new Map<string, string>();
+  const parts = new Map<string, Buffer>();
+  const asked = new Map(wanted.map((name) => [name.toLowerCase(), name]));
   try {
     zip = await openZip(source);
     const entries = await listEntries(zip, budget, where);
     for (const entry of entries) {
       names.add(entry.fileName);
       if (entry.fileName.endsWith('/')) continue;
+      const askedAs = asked.get(entry.fileName.toLowerCase());
       const inflated = await inflateEntry(zip, entry, {
-        keepText: wanted.includes(entry.fileName),
+        keepHead: askedAs !== undefined,
         findArchives: depth < zipBounds.maxNestingDepth,
         where,
       });
-      if (inflated.text !== undefined) parts.set(entry.fileName, inflated.text);
+      if (askedAs !== undefined && inflated.head && !parts.has(askedAs)) parts.set(askedAs, inflated.head);
       // Checked at once, so that at most one embedded archive per level is held in memory.
       if (inflated.archive) {
         const path = where ? `${where} › ${entry.fileName}` : entry.fileName;

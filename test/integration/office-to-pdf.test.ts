@@ -9,12 +9,14 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
+import { writtenByLibreOffice } from '../support/libreoffice-written.ts';
 import {
   makeDocx,
   makeOdsWithMacro,
   makeOdtWithMacro,
   makePptx,
   makeRtf,
+  makeWord6Doc,
   makeXlsx,
 } from '../support/office-documents.ts';
 import { ratioBomb } from '../support/zip-bombs.ts';
@@ -165,6 +167,51 @@ describe('/office-to-pdf converts', () => {
       expect(textOf(pdf)).toContain('Dear customer, thank you');
     },
     conversion,
+  );
+});
+
+describe('/office-to-pdf reads what LibreOffice reads', () => {
+  it(
+    'a docx whose main part is typed by the Default for .xml rather than an Override',
+    async () => {
+      const docx = makeDocx('Typed by default', { mainTypedBy: 'default' });
+      expect(textOf(await pdfFrom(await convert('default-typed.docx', docx)))).toContain('Typed by default');
+    },
+    conversion,
+  );
+
+  it(
+    'a Word 6.0/95 .doc (no table stream), which the Word 97 filter cannot read',
+    async () => {
+      const doc = makeWord6Doc('Minutes from nineteen ninety five');
+      const pdf = await pdfFrom(await convert('minutes-1995.doc', doc));
+      expect(textOf(pdf)).toContain('Minutes from nineteen ninety five');
+    },
+    conversion,
+  );
+
+  it(
+    'two damaged .xls that LibreOffice still reads: cut short by its last sector, and with header fields out of range',
+    async () => {
+      const xls = await writtenByLibreOffice(
+        'Region,Sales\nNorthwind,1234\nContoso,5678\n',
+        { extension: 'xls', filter: 'MS Excel 97', sourceExtension: 'csv' },
+        scratch,
+      );
+      const cut = xls.subarray(0, xls.length - 512);
+      const header = Buffer.from(xls);
+      header.writeUInt32LE(3, 0x28); // directory sectors: a version 3 file must say 0
+      header.writeUInt32LE(0x800, 0x38); // mini-stream cutoff: always 4096
+      for (const [name, damaged] of [
+        ['cut.xls', cut],
+        ['header.xls', header],
+      ] as const) {
+        const text = textOf(await pdfFrom(await convert(name, damaged)));
+        expect(text).toContain('Northwind');
+        expect(text).toContain('5678');
+      }
+    },
+    2 * conversion,
   );
 });
 

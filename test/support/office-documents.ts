@@ -1,3 +1,4 @@
+import CFB from 'cfb';
 import { strToU8, type Zippable, zipSync } from 'fflate';
 
 /**
@@ -21,10 +22,10 @@ const pkgRels = (type: string, target: string) =>
   `<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${target}"/>` +
   '</Relationships>';
 
-const contentTypes = (overrides: Record<string, string>) =>
+const contentTypes = (overrides: Record<string, string>, xmlDefault = 'application/xml') =>
   `${xmlHead}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
   '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
-  '<Default Extension="xml" ContentType="application/xml"/>' +
+  `<Default Extension="xml" ContentType="${xmlDefault}"/>` +
   Object.entries(overrides)
     .map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`)
     .join('') +
@@ -41,6 +42,11 @@ export interface DocxOptions {
   templateUrl?: string;
   /** The main part's content type, to build a macro-enabled or mislabelled package. */
   mainContentType?: string;
+  /**
+   * How `[Content_Types].xml` types the main part: by an Override for its name (as Word writes), or
+   * by the Default for the `xml` extension (as some other writers do).
+   */
+  mainTypedBy?: 'override' | 'default';
 }
 
 const linkedPicture = (rId: string, id: number) =>
@@ -66,16 +72,21 @@ export function makeDocx(text: string, options: DocxOptions = {}): Buffer {
     `${xmlHead}<w:document xmlns:w="${W}" xmlns:r="${R}" ` +
     'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">' +
     `<w:body>${paragraphs}${picture}</w:body></w:document>`;
+  const mainType = options.mainContentType ?? docxMain;
+  const byDefault = options.mainTypedBy === 'default';
   const parts: Record<string, string> = {
-    '[Content_Types].xml': contentTypes({
-      '/word/document.xml': options.mainContentType ?? docxMain,
-      ...(options.templateUrl
-        ? {
-            '/word/settings.xml':
-              'application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml',
-          }
-        : {}),
-    }),
+    '[Content_Types].xml': contentTypes(
+      {
+        ...(byDefault ? {} : { '/word/document.xml': mainType }),
+        ...(options.templateUrl
+          ? {
+              '/word/settings.xml':
+                'application/vnd.openxmlformats-officedocument.wordprocessingml.settings+xml',
+            }
+          : {}),
+      },
+      byDefault ? mainType : undefined,
+    ),
     '_rels/.rels': pkgRels('officeDocument', 'word/document.xml'),
     'word/document.xml': document,
   };
@@ -269,4 +280,29 @@ export function makePptx(text: string): Buffer {
       '<p:nvGrpSpPr><p:cNvPr id="1" name=""/><p:cNvGrpSpPr/><p:nvPr/></p:nvGrpSpPr><p:grpSpPr/>' +
       `${box}</p:spTree></p:cSld></p:sld>`,
   });
+}
+
+/**
+ * A Word 6.0 document as Word 6.0 and 95 wrote them: a compound file whose WordDocument stream holds
+ * everything, text and tables (there is no 0Table or 1Table stream, as Word 97 and later write). The
+ * fewest fields of its file information block LibreOffice needs: the identifier of Word 6.0/95
+ * files (0xA5DC) and the format version (0x65), where the text starts and ends, its length in
+ * characters and the stream's length; the text follows in Windows-1252, one paragraph ending in CR.
+ */
+export function makeWord6Doc(text: string): Buffer {
+  const body = Buffer.from(`${text}\r`, 'latin1');
+  const textStart = 0x300;
+  const stream = Buffer.alloc(textStart + body.length);
+  stream.writeUInt16LE(0xa5dc, 0); // wIdent
+  stream.writeUInt16LE(0x65, 2); // nFib: Word 6.0
+  stream.writeUInt16LE(0x409, 6); // lid: English (US)
+  stream.writeUInt16LE(0x65, 12); // nFibBack
+  stream.writeUInt32LE(textStart, 24); // fcMin
+  stream.writeUInt32LE(textStart + body.length, 28); // fcMac
+  stream.writeUInt32LE(stream.length, 32); // cbMac
+  stream.writeUInt32LE(body.length, 52); // ccpText
+  body.copy(stream, textStart);
+  const container = CFB.utils.cfb_new();
+  CFB.utils.cfb_add(container, '/WordDocument', stream);
+  return Buffer.from(CFB.write(container, { type: 'buffer' }) as Uint8Array);
 }

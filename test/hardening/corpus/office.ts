@@ -6,10 +6,13 @@ import { embedding, lyingBomb, manyEntries, ratioBomb } from '../../support/zip-
 import { type Corpus, type Specimen, specimen } from './specimen.ts';
 
 /*
- * Office specimens for /office-to-pdf: every one is refused by the format check before LibreOffice
- * starts (cut archives and compound files, ZIP bombs of every kind, encrypted packages, bytes of
- * another format under an office name), so the corpus costs no office-suite run. Documents that do
- * reach LibreOffice (linked pictures, macros) are in test/integration/office-to-pdf.test.ts.
+ * Office specimens for /office-to-pdf: all but one are refused by the format check before
+ * LibreOffice starts (cut archives, compound files cut before their directory, ZIP bombs of every
+ * kind, encrypted packages, bytes of another format under an office name). The doc cut to 40 % keeps
+ * its directory, and a damaged compound file that still names its streams is LibreOffice's to judge
+ * (office-compound.ts): it costs one LibreOffice run, which refuses it. Documents that LibreOffice
+ * does read (linked pictures, macros, damaged legacy files) are in
+ * test/integration/office-to-pdf.test.ts.
  */
 
 export { officeFormats };

@@ -57,7 +57,11 @@ const stillRunning = (pid: number) => {
 describe('convertOfficeToPdf', () => {
   it('runs the launcher with a fresh locked-down profile, the input filter of the format, and returns the PDF', async () => {
     const binary = await recordingLauncher();
-    const output = await convertOfficeToPdf(join(dir, 'source'), 'docx', { dir, timeoutMs: 10_000, binary });
+    const output = await convertOfficeToPdf(
+      join(dir, 'source'),
+      { format: 'docx' },
+      { dir, timeoutMs: 10_000, binary },
+    );
     expect(output).toBe(join(dir, 'out', 'document.pdf'));
     const args = (await readFile(join(dir, 'args.txt'), 'utf8')).trim().split('\n');
     expect(args).toEqual([
@@ -83,15 +87,35 @@ describe('convertOfficeToPdf', () => {
     expect(profile).toMatch(/oor:name="ooInetHTTPSProxyName"[^>]*><value>127.0.0.1</);
   });
 
-  it('gives LibreOffice a dead proxy and none of the function’s AWS variables', async () => {
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'do-not-pass');
-    vi.stubEnv('AWS_LAMBDA_RUNTIME_API', '127.0.0.1:9001');
-    try {
-      await convertOfficeToPdf(join(dir, 'source'), 'xlsx', {
+  it('reads a Word 6.0/95 .doc with the Word 95 filter and a Word 97 one with the Word 97 filter', async () => {
+    const filterFor = async (document: { format: 'doc'; word95?: true }) => {
+      await writeFile(join(dir, 'source'), 'the downloaded bytes');
+      await convertOfficeToPdf(join(dir, 'source'), document, {
         dir,
         timeoutMs: 10_000,
         binary: await recordingLauncher(),
       });
+      const args = (await readFile(join(dir, 'args.txt'), 'utf8')).trim().split('\n');
+      expect(args.at(-1)).toBe(join(dir, 'document.doc'));
+      return args.find((arg) => arg.startsWith('--infilter='));
+    };
+    expect(await filterFor({ format: 'doc', word95: true })).toBe('--infilter=MS Word 95');
+    expect(await filterFor({ format: 'doc' })).toBe('--infilter=MS Word 97');
+  });
+
+  it('gives LibreOffice a dead proxy and none of the function’s AWS variables', async () => {
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'do-not-pass');
+    vi.stubEnv('AWS_LAMBDA_RUNTIME_API', '127.0.0.1:9001');
+    try {
+      await convertOfficeToPdf(
+        join(dir, 'source'),
+        { format: 'xlsx' },
+        {
+          dir,
+          timeoutMs: 10_000,
+          binary: await recordingLauncher(),
+        },
+      );
     } finally {
       vi.unstubAllEnvs();
     }
@@ -105,7 +129,7 @@ describe('convertOfficeToPdf', () => {
   it('answers invalid_source_file when LibreOffice writes no PDF', async () => {
     const binary = await launcher('silent', 'echo "Error: source file could not be loaded" >&2; exit 0');
     const error = await failure(
-      convertOfficeToPdf(join(dir, 'source'), 'rtf', { dir, timeoutMs: 10_000, binary }),
+      convertOfficeToPdf(join(dir, 'source'), { format: 'rtf' }, { dir, timeoutMs: 10_000, binary }),
     );
     expect(error.code).toBe('invalid_source_file');
     expect(error.message).toBe('The rtf document could not be converted: LibreOffice could not read it.');
@@ -114,7 +138,11 @@ describe('convertOfficeToPdf', () => {
   it('kills the whole process group at the deadline, the children LibreOffice starts included', async () => {
     // soffice is a launcher that starts soffice.bin: the stand-in starts a child and waits on it.
     const binary = await launcher('hanging', 'sleep 300 & echo $! > "$PWD/child.pid"; wait');
-    const error = await convertOfficeToPdf(join(dir, 'source'), 'odt', { dir, timeoutMs: 1500, binary }).then(
+    const error = await convertOfficeToPdf(
+      join(dir, 'source'),
+      { format: 'odt' },
+      { dir, timeoutMs: 1500, binary },
+    ).then(
       () => undefined,
       (caught: unknown) => caught,
     );
@@ -126,12 +154,16 @@ describe('convertOfficeToPdf', () => {
   it('kills the process group when the request is aborted', async () => {
     const binary = await launcher('hanging', 'sleep 300 & echo $! > "$PWD/child.pid"; wait');
     const controller = new AbortController();
-    const run = convertOfficeToPdf(join(dir, 'source'), 'pptx', {
-      dir,
-      timeoutMs: 60_000,
-      binary,
-      signal: controller.signal,
-    });
+    const run = convertOfficeToPdf(
+      join(dir, 'source'),
+      { format: 'pptx' },
+      {
+        dir,
+        timeoutMs: 60_000,
+        binary,
+        signal: controller.signal,
+      },
+    );
     await vi.waitFor(() => readFile(join(dir, 'child.pid'), 'utf8'), { timeout: 5000 });
     controller.abort(new Error('caller left'));
     await expect(run).rejects.toThrow('caller left');

@@ -21,7 +21,7 @@ describe('the LibreOffice profile', () => {
   it('converts without running the graphics self-test of a first start', async () => {
     const source = join(dir, 'source');
     await writeFile(source, makeDocx('Profile check'));
-    const output = await convertOfficeToPdf(source, 'docx', { dir, timeoutMs: 60_000 });
+    const output = await convertOfficeToPdf(source, { format: 'docx' }, { dir, timeoutMs: 60_000 });
     expect(existsSync(output)).toBe(true);
     expect(existsSync(join(dir, 'profile', 'user', 'registrymodifications.xcu'))).toBe(true);
     expect(existsSync(join(dir, 'profile', 'user', 'GraphicsRenderTests.log'))).toBe(false);
