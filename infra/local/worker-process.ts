@@ -13,6 +13,13 @@ import type { Invocation } from './worker.ts';
 
 const workerFile = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
+/**
+ * Node's compile cache for the workers' modules (NODE_COMPILE_CACHE chooses another folder): a
+ * worker loads its handler from TypeScript source, which costs about a second of CPU; with the
+ * code compiled by an earlier worker it costs a third less. A deployed function loads one bundle.
+ */
+const compileCache = fileURLToPath(new URL('../../node_modules/.cache/compile-cache/', import.meta.url));
+
 /** Why a worker's invocation ended without an answer. */
 export type Ending = 'timeout' | 'memory' | 'crash' | 'aborted' | 'shutdown' | 'idle';
 
@@ -80,7 +87,12 @@ export class WorkerProcess {
       {
         stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'ipc'],
         serialization: 'advanced',
-        env: { ...process.env, ...allocatorEnvironment, TMPDIR: workerTmp },
+        env: {
+          NODE_COMPILE_CACHE: compileCache,
+          ...process.env,
+          ...allocatorEnvironment,
+          TMPDIR: workerTmp,
+        },
       },
     );
     this.#answers = this.child.stdio[3] as Readable;

@@ -1,5 +1,6 @@
 import './install-awslambda.ts';
 import { once } from 'node:events';
+import { flushCompileCache } from 'node:module';
 import { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { lambdaContext } from './event.ts';
@@ -74,7 +75,12 @@ loading.catch((error: unknown) => {
 });
 
 // Init done: the pool starts an invocation's timeout only now, as Lambda bills and times init apart.
-void loading.then(() => process.send?.({ ready: true }));
+// The compiled modules go to the compile cache now (worker-process.ts): the pool ends workers with
+// SIGKILL, which leaves no exit at which Node would write it.
+void loading.then(() => {
+  flushCompileCache();
+  process.send?.({ ready: true });
+});
 
 process.on('message', (message: Invocation) => {
   void run(message);
