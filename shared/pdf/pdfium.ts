@@ -21,6 +21,10 @@ export interface PdfiumApi {
   _FPDFFormObj_GetObject(form: number, index: number): number;
   /** The image's stream data as stored (still encoded); answers its length. */
   _FPDFImageObj_GetImageDataRaw(image: number, buffer: number, length: number): number;
+  /** Writes the page's displayed size (FS_SIZEF: two 32-bit floats) at `size`; 0 on failure. */
+  _FPDF_GetPageSizeByIndexF(document: number, index: number, size: number): number;
+  /** An Info entry as UTF-16LE with a terminating zero; answers the bytes it needs. */
+  _FPDF_GetMetaText(document: number, tag: number, buffer: number, length: number): number;
 }
 
 interface Pdfium {
