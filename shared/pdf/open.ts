@@ -66,13 +66,13 @@ async function parseLeniently(
   repairs: string[],
 ): Promise<PDFContext> {
   try {
-    return await parsePdfContext(bytes, limits);
+    return await parsePdfContext(bytes, limits, false, repairs);
   } catch (error) {
     if (error instanceof ApiError || !(await pdfiumReads(bytes))) mapNativeError('pdf-lib', error);
   }
   repairs.push('objects that could not be parsed left out');
   try {
-    return await parsePdfContext(bytes, limits, true);
+    return await parsePdfContext(bytes, limits, true, repairs);
   } catch (error) {
     mapNativeError('pdf-lib', error);
   }
@@ -127,11 +127,12 @@ function checkCatalog(doc: PDFDocument, repairs: string[]): void {
  * that is null, a number or a reference to no object encrypts nothing, for pdfinfo and qpdf alike;
  * it is dropped, so that no output carries it on. (Which trailer is in use: see parse.ts.)
  */
-function isEncrypted(context: PDFContext): boolean {
+function isEncrypted(context: PDFContext, repairs: string[]): boolean {
   const { Encrypt } = context.trailerInfo;
   if (Encrypt === undefined) return false;
   if (context.lookup(Encrypt) instanceof PDFDict) return true;
   context.trailerInfo.Encrypt = undefined;
+  repairs.push('an /Encrypt that is no dictionary left out');
   return false;
 }
 
@@ -144,7 +145,7 @@ export async function openPdf(bytes: Uint8Array, options: OpenOptions = {}): Pro
   checkHeader(bytes);
   const repairs: string[] = [];
   const context = await parseLeniently(bytes, options.limits, repairs);
-  const encrypted = isEncrypted(context);
+  const encrypted = isEncrypted(context, repairs);
   if (encrypted && !options.allowEncrypted) throw encryptedPdfError();
   const doc = new DocumentFromContext(context, true, false);
   const maxPages = 'maxPages' in options ? options.maxPages : pdfLimits.maxPages;

@@ -106,6 +106,9 @@ interface PrivateSteps {
 class BudgetedPdfParser extends PDFParser {
   readonly #budget: ParseBudget;
 
+  /** What was read otherwise than pdf-lib reads it, for `openPdf`'s repairs. */
+  readonly repairs: string[] = [];
+
   constructor(bytes: Uint8Array, budget: ParseBudget, skipInvalidObjects: boolean) {
     // Yield to the event loop every 5000 objects; refuse objects pdf-lib cannot parse, unless asked
     // to skip them (then they read as absent, as viewers treat an object they cannot parse).
@@ -139,6 +142,9 @@ class BudgetedPdfParser extends PDFParser {
       } finally {
         // No trailer was met: pdf-lib left the object as it was.
         if (this.context.trailerInfo === before) before.Encrypt = previous;
+        else if (previous !== undefined && this.context.trailerInfo.Encrypt === undefined) {
+          this.repairs.push('an /Encrypt of an older trailer, which the newest does not use, left out');
+        }
       }
     };
   }
@@ -216,21 +222,25 @@ class BudgetedPdfParser extends PDFParser {
 /**
  * Parses PDF bytes into a pdf-lib context within the limits of `pdfLimits`. With
  * `skipInvalidObjects`, objects pdf-lib cannot parse are left out instead of failing the file.
+ * What was read otherwise than pdf-lib would read it is added to `repairs`.
  */
 export async function parsePdfContext(
   bytes: Uint8Array,
   limits: PdfLimits = pdfLimits,
   skipInvalidObjects = false,
+  repairs: string[] = [],
 ): Promise<PDFContext> {
   const budget = new ParseBudget(bytes.length, limits);
+  const parser = new BudgetedPdfParser(bytes, budget, skipInvalidObjects);
   let context: PDFContext;
   try {
-    context = await new BudgetedPdfParser(bytes, budget, skipInvalidObjects).parseDocument();
+    context = await parser.parseDocument();
   } catch (error) {
     // The parser may wrap the budget's error in its own; the budget's is the one that explains.
     throw budget.tripped ?? error;
   }
   // pdf-lib's recovery scan swallows errors, the budget's too: look whether it was tripped.
   if (budget.tripped) throw budget.tripped;
+  repairs.push(...parser.repairs);
   return context;
 }
