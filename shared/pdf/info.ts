@@ -6,7 +6,7 @@ import { visibleBox } from '#shared/pdf/page-box.ts';
 import { readWithPdfium } from '#shared/pdf/pdfium-info.ts';
 
 export interface PdfInfo {
-  /** Null only for an encrypted file whose page tree is encrypted too. */
+  /** Null only for a file that needs a user password and whose page tree is encrypted too. */
   pages: number | null;
   encrypted: boolean;
   pdfVersion: string;
