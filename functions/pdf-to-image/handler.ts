@@ -18,6 +18,7 @@ export const handler = createFileHandler(pdfToImageRoute, async (request) => {
     baseName: source.baseName,
     workspace: request.workspace,
     onProgress: request.onProgress,
+    deadline: request.deadline,
   });
   const zip = result.kind === 'zip';
   return {

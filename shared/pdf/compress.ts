@@ -1,5 +1,6 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { type PDFContext, type PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFRef } from 'pdf-lib';
+import { log } from '#shared/log.ts';
 import { recompressImage } from '#shared/pdf/compress-image.ts';
 import { deflateBudget, deflateStream } from '#shared/pdf/compress-stream.ts';
 import { storeIdenticalOnce } from '#shared/pdf/dedupe.ts';
@@ -96,9 +97,9 @@ async function placementsOf(
  * to the level's resolution at the largest size each is drawn at (found by PDFium; the largest
  * page when that is unknown) and to its JPEG quality, other streams are deflated at Flate's
  * highest level, equal copies of an object are stored once, unreachable objects are dropped, and
- * the file is written with object streams. When the result is
- * not smaller than the source, the source's bytes are written unchanged, unless active content had
- * to be removed: then the cleaned document is written whatever its size.
+ * the file is written with object streams (or without, when that is smaller). When the result is
+ * not smaller than the source, the source's bytes are written unchanged: the answer is never
+ * larger, byte for byte.
  */
 export async function compressPdf(
   sourcePath: string,
@@ -109,7 +110,7 @@ export async function compressPdf(
   const source = await readFile(sourcePath);
   const { doc } = await openPdf(source);
   const { context } = doc;
-  // Before anything else, so that an active source is never the one kept below, however small.
+  // Before anything else: counted, for the log when the source is kept below.
   const activeContent = removeActiveContent(doc);
   // Equal copies of an image are then recompressed once, and stored once.
   storeIdenticalOnce(doc);
@@ -150,8 +151,21 @@ export async function compressPdf(
   }
   dropUnreachable(context);
 
-  const output = await savePdf(doc);
-  if (output.length >= source.length && activeContent === 0) {
+  let output = await savePdf(doc);
+  if (output.length >= source.length) {
+    // Object streams cost more than they save in a file of a few objects: try without.
+    const plain = await savePdf(doc, { objectStreams: false });
+    if (plain.length < output.length) output = plain;
+  }
+  if (output.length >= source.length) {
+    // Never larger: the source's own bytes come back, active content and all (it is the caller's
+    // own file, unchanged; nothing the service wrote).
+    if (activeContent > 0) {
+      log('info', 'PDF kept as sent: cleaned of active content it would be larger', {
+        sourceBytes: source.length,
+        cleanedBytes: output.length,
+      });
+    }
     await copyFile(sourcePath, outputPath);
     return { originalBytes: source.length, outputBytes: source.length, imagesRecompressed, keptSource: true };
   }

@@ -1,10 +1,12 @@
+import { readFile } from 'node:fs/promises';
 import { PDFDict, PDFHexString, PDFName, PDFNumber, type PDFPage, PDFString } from 'pdf-lib';
 import { maxListedPageSizes } from '#shared/pdf/limits.ts';
-import { type OpenedPdf, openPdfFile } from '#shared/pdf/open.ts';
+import { type OpenedPdf, openPdf } from '#shared/pdf/open.ts';
 import { visibleBox } from '#shared/pdf/page-box.ts';
+import { readWithPdfium } from '#shared/pdf/pdfium-info.ts';
 
 export interface PdfInfo {
-  /** Null only for an encrypted file whose page tree is encrypted too. */
+  /** Null only for a file that needs a user password and whose page tree is encrypted too. */
   pages: number | null;
   encrypted: boolean;
   pdfVersion: string;
@@ -21,18 +23,17 @@ const maxTextLength = 1000;
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
-/** An Info entry as text; null when absent, not text, or unreadable (encrypted strings are). */
-function infoText(opened: OpenedPdf, key: string): string | null {
-  if (opened.encrypted) return null;
+/** Control characters other than tab and line breaks are noise in titles; dropped. */
+function cleanText(text: string | undefined): string | null {
+  const clean = text?.replace(/[^\P{Cc}\t\n\r]/gu, '').trim();
+  return clean ? clean.slice(0, maxTextLength) : null;
+}
+
+/** An Info entry as text; undefined when absent or not text. */
+function infoText(opened: OpenedPdf, key: string): string | undefined {
   const info = opened.doc.context.lookup(opened.doc.context.trailerInfo.Info);
   const value = info instanceof PDFDict ? info.lookup(PDFName.of(key)) : undefined;
-  if (!(value instanceof PDFString || value instanceof PDFHexString)) return null;
-  // Control characters other than tab and line breaks are noise in titles; drop them.
-  const text = value
-    .decodeText()
-    .replace(/[^\P{Cc}\t\n\r]/gu, '')
-    .trim();
-  return text === '' ? null : text.slice(0, maxTextLength);
+  return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
 }
 
 /** The size a viewer shows: the crop box clipped to the media box, turned by /Rotate. */
@@ -47,21 +48,30 @@ export function displayedSize(page: PDFPage): { width: number; height: number } 
   return sideways ? { width: height, height: width } : { width, height };
 }
 
-/** Facts about a PDF without reading its content streams. Encrypted files are reported, not refused. */
+/**
+ * Facts about a PDF without reading its content streams. Encrypted files are reported, not
+ * refused: pdf-lib cannot decrypt, so pdfium reads what a viewer shows without a password (a file
+ * protected by permissions only: its pages, sizes and information); a file that needs a user
+ * password keeps what pdf-lib reads of its structure, and null information strings.
+ */
 export async function readPdfInfo(path: string, sizeBytes: number): Promise<PdfInfo> {
-  const opened = await openPdfFile(path, { allowEncrypted: true, maxPages: undefined });
+  const bytes = await readFile(path);
+  const opened = await openPdf(bytes, { allowEncrypted: true, maxPages: undefined });
+  const decrypted = opened.encrypted ? await readWithPdfium(bytes, maxListedPageSizes) : undefined;
+  const text = (key: string) =>
+    opened.encrypted ? cleanText(decrypted?.info.get(key)) : cleanText(infoText(opened, key));
   const pageSizes =
-    opened.pageCount === undefined
-      ? []
-      : opened.doc.getPages().slice(0, maxListedPageSizes).map(displayedSize);
+    opened.pageCount !== undefined
+      ? opened.doc.getPages().slice(0, maxListedPageSizes).map(displayedSize)
+      : (decrypted?.pageSizes ?? []);
   return {
-    pages: opened.pageCount ?? null,
+    pages: opened.pageCount ?? decrypted?.pages ?? null,
     encrypted: opened.encrypted,
     pdfVersion: opened.version,
-    title: infoText(opened, 'Title'),
-    author: infoText(opened, 'Author'),
-    creator: infoText(opened, 'Creator'),
-    producer: infoText(opened, 'Producer'),
+    title: text('Title'),
+    author: text('Author'),
+    creator: text('Creator'),
+    producer: text('Producer'),
     pageSizes,
     sizeBytes,
   };

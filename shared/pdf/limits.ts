@@ -64,6 +64,13 @@ export const pdfPageSizes = ['fit', 'a4', 'letter'] as const;
 /** Page sizes /pdf-info lists (the first pages of a document). */
 export const maxListedPageSizes = 100;
 
+/**
+ * Time pdfium may take to render one page (it renders on a thread of its own, ended at the limit):
+ * a page a viewer shows takes well under a second, a heavy map or scan a few seconds, also with
+ * four renders sharing two cores.
+ */
+export const renderPageLimitSeconds = 30;
+
 /** Forms drawn on one page, nested draws multiplied out: past it the page is not rendered. */
 export const maxFormDraws = 100_000;
 

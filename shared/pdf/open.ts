@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { PDFCatalog, type PDFContext, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
+import { PDFCatalog, type PDFContext, PDFDict, PDFDocument, PDFName, PDFRef } from 'pdf-lib';
 import { ApiError } from '#shared/errors.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
 import { type PdfLimits, pdfLimits } from '#shared/pdf/limits.ts';
@@ -66,17 +66,19 @@ async function parseLeniently(
   repairs: string[],
 ): Promise<PDFContext> {
   try {
-    return await parsePdfContext(bytes, limits);
+    return await parsePdfContext(bytes, limits, false, repairs);
   } catch (error) {
     if (error instanceof ApiError || !(await pdfiumReads(bytes))) mapNativeError('pdf-lib', error);
   }
   repairs.push('objects that could not be parsed left out');
   try {
-    return await parsePdfContext(bytes, limits, true);
+    return await parsePdfContext(bytes, limits, true, repairs);
   } catch (error) {
     mapNativeError('pdf-lib', error);
   }
 }
+
+const pagesKey = PDFName.of('Pages');
 
 function versionOf(doc: PDFDocument): string {
   const header = /%PDF-(\d+\.\d+)/.exec(doc.context.header.toString())?.[1] ?? '1.4';
@@ -93,7 +95,24 @@ function versionOf(doc: PDFDocument): string {
  * dictionary of /Type /Catalog (as the PDF reference requires); any other /Root would fail as a
  * TypeError at the first page read.
  */
-function checkCatalog(doc: PDFDocument): void {
+function checkCatalog(doc: PDFDocument, repairs: string[]): void {
+  const { context } = doc;
+  const root = context.trailerInfo.Root;
+  const found = context.lookup(root);
+  if (
+    root instanceof PDFRef &&
+    found instanceof PDFDict &&
+    !(found instanceof PDFCatalog) &&
+    found.has(pagesKey)
+  ) {
+    // A catalog without /Type, or with a misspelt one, is read by its /Pages, as viewers read it.
+    const entries = new Map(found.entries());
+    entries.set(PDFName.Type, PDFName.of('Catalog'));
+    const catalog = PDFCatalog.fromMapWithContext(entries, context);
+    context.assign(root, catalog);
+    (doc as unknown as { catalog: PDFCatalog }).catalog = catalog;
+    repairs.push('a document catalog without /Type /Catalog read by its /Pages');
+  }
   const catalog: unknown = doc.catalog;
   if (!(catalog instanceof PDFCatalog)) {
     throw new ApiError(
@@ -101,6 +120,20 @@ function checkCatalog(doc: PDFDocument): void {
       'The PDF could not be read: its document catalog (/Root) is missing or is not a /Type /Catalog dictionary.',
     );
   }
+}
+
+/**
+ * Whether the trailer in use names a security handler: its /Encrypt is a dictionary. An /Encrypt
+ * that is null, a number or a reference to no object encrypts nothing, for pdfinfo and qpdf alike;
+ * it is dropped, so that no output carries it on. (Which trailer is in use: see parse.ts.)
+ */
+function isEncrypted(context: PDFContext, repairs: string[]): boolean {
+  const { Encrypt } = context.trailerInfo;
+  if (Encrypt === undefined) return false;
+  if (context.lookup(Encrypt) instanceof PDFDict) return true;
+  context.trailerInfo.Encrypt = undefined;
+  repairs.push('an /Encrypt that is no dictionary left out');
+  return false;
 }
 
 /**
@@ -112,13 +145,13 @@ export async function openPdf(bytes: Uint8Array, options: OpenOptions = {}): Pro
   checkHeader(bytes);
   const repairs: string[] = [];
   const context = await parseLeniently(bytes, options.limits, repairs);
-  const doc = new DocumentFromContext(context, true, false);
-  const encrypted = doc.isEncrypted;
+  const encrypted = isEncrypted(context, repairs);
   if (encrypted && !options.allowEncrypted) throw encryptedPdfError();
+  const doc = new DocumentFromContext(context, true, false);
   const maxPages = 'maxPages' in options ? options.maxPages : pdfLimits.maxPages;
   let pageCount: number | undefined;
   try {
-    checkCatalog(doc);
+    checkCatalog(doc, repairs);
     pageCount = checkPageTree(context, maxPages, repairs);
   } catch (error) {
     // An encrypted file may keep its catalog and page tree inside encrypted object streams: nothing to read.

@@ -33,13 +33,18 @@ export function copyInfo(from: PDFDocument, to: PDFDocument): void {
 }
 
 /**
- * Serialises with object streams: the smallest form pdf-lib writes. Form field appearances are left
- * as they are (pdf-lib would otherwise rebuild them, and add an empty form to every document).
- * Every PDF the service writes passes here, so this is where active content is removed.
+ * Serialises with object streams: the smallest form pdf-lib writes, but for a few small objects
+ * (then `objectStreams: false` may save bytes). Form field appearances are left as they are
+ * (pdf-lib would otherwise rebuild them, and add an empty form to every document). Every PDF the
+ * service writes passes here, so this is where active content is removed.
  */
-export function savePdf(doc: PDFDocument): Promise<Uint8Array> {
+export function savePdf(doc: PDFDocument, options: { objectStreams?: boolean } = {}): Promise<Uint8Array> {
   removeActiveContent(doc);
-  return doc.save({ useObjectStreams: true, addDefaultPage: false, updateFieldAppearances: false });
+  return doc.save({
+    useObjectStreams: options.objectStreams ?? true,
+    addDefaultPage: false,
+    updateFieldAppearances: false,
+  });
 }
 
 /**

@@ -89,6 +89,14 @@ function countTokens(bytes: Uint8Array): number {
   return tokens;
 }
 
+/** The steps of pdf-lib's parser that it keeps private, replaced here. */
+interface PrivateSteps {
+  maybeRecoverRoot(): void;
+  maybeParseTrailerDict(): void;
+  maybeParseCrossRefSection(): unknown;
+  maybeParseTrailer(): unknown;
+}
+
 /**
  * pdf-lib's parser with a budget. pdf-lib reads every object of the file into memory and decodes
  * object streams whole, with no limits and no clock; this subclass counts what it builds, measures
@@ -98,6 +106,9 @@ function countTokens(bytes: Uint8Array): number {
 class BudgetedPdfParser extends PDFParser {
   readonly #budget: ParseBudget;
 
+  /** What was read otherwise than pdf-lib reads it, for `openPdf`'s repairs. */
+  readonly repairs: string[] = [];
+
   constructor(bytes: Uint8Array, budget: ParseBudget, skipInvalidObjects: boolean) {
     // Yield to the event loop every 5000 objects; refuse objects pdf-lib cannot parse, unless asked
     // to skip them (then they read as absent, as viewers treat an object they cannot parse).
@@ -106,10 +117,57 @@ class BudgetedPdfParser extends PDFParser {
     // pdf-lib makes a catalog up for a file with no trailer at all. pdfium and poppler refuse such a
     // file as cut short, and so does every route here, alike; a trailer naming a wrong /Root is
     // still recovered, as they recover it.
-    const self = this as unknown as { maybeRecoverRoot(): void };
+    const self = this as unknown as PrivateSteps;
     const recoverRoot = self.maybeRecoverRoot.bind(this);
     self.maybeRecoverRoot = () => {
       if (this.context.trailerInfo.Root !== undefined) recoverRoot();
+    };
+    self.maybeParseTrailerDict = this.#newestTrailerDecides(self.maybeParseTrailerDict.bind(this));
+    self.maybeParseCrossRefSection = this.#skipWhenDamaged(self.maybeParseCrossRefSection.bind(this));
+    self.maybeParseTrailer = this.#skipWhenDamaged(self.maybeParseTrailer.bind(this));
+  }
+
+  /**
+   * pdf-lib carries /Encrypt over from an older trailer to a newer one that has none, so a file
+   * whose last revision removed its encryption (or an earlier trailer's leftover) read as
+   * encrypted. Readers use the newest trailer alone: it decides here too.
+   */
+  #newestTrailerDecides(parseTrailerDict: () => void): () => void {
+    return () => {
+      const before = this.context.trailerInfo;
+      const previous = before.Encrypt;
+      before.Encrypt = undefined;
+      try {
+        parseTrailerDict();
+      } finally {
+        // No trailer was met: pdf-lib left the object as it was.
+        if (this.context.trailerInfo === before) before.Encrypt = previous;
+        else if (previous !== undefined && this.context.trailerInfo.Encrypt === undefined) {
+          this.repairs.push('an /Encrypt of an older trailer, which the newest does not use, left out');
+        }
+      }
+    };
+  }
+
+  /**
+   * A cross-reference table or `startxref` line that cannot be read (garbage where the numbers
+   * should be) is passed over, as viewers pass over it: objects are found by reading the file.
+   */
+  #skipWhenDamaged<T>(step: () => T): () => T | undefined {
+    return () => {
+      try {
+        return step();
+      } catch (error) {
+        if (this.#budget.tripped) throw this.#budget.tripped;
+        // pdf-lib's error classes are compiled to ES5 and lose their prototype: told by message.
+        if (
+          !(error instanceof Error) ||
+          !/^(Failed to parse number|Expected next byte)/.test(error.message)
+        ) {
+          throw error;
+        }
+        return undefined;
+      }
     };
   }
 
@@ -164,21 +222,25 @@ class BudgetedPdfParser extends PDFParser {
 /**
  * Parses PDF bytes into a pdf-lib context within the limits of `pdfLimits`. With
  * `skipInvalidObjects`, objects pdf-lib cannot parse are left out instead of failing the file.
+ * What was read otherwise than pdf-lib would read it is added to `repairs`.
  */
 export async function parsePdfContext(
   bytes: Uint8Array,
   limits: PdfLimits = pdfLimits,
   skipInvalidObjects = false,
+  repairs: string[] = [],
 ): Promise<PDFContext> {
   const budget = new ParseBudget(bytes.length, limits);
+  const parser = new BudgetedPdfParser(bytes, budget, skipInvalidObjects);
   let context: PDFContext;
   try {
-    context = await new BudgetedPdfParser(bytes, budget, skipInvalidObjects).parseDocument();
+    context = await parser.parseDocument();
   } catch (error) {
     // The parser may wrap the budget's error in its own; the budget's is the one that explains.
     throw budget.tripped ?? error;
   }
   // pdf-lib's recovery scan swallows errors, the budget's too: look whether it was tripped.
   if (budget.tripped) throw budget.tripped;
+  repairs.push(...parser.repairs);
   return context;
 }

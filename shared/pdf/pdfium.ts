@@ -21,6 +21,10 @@ export interface PdfiumApi {
   _FPDFFormObj_GetObject(form: number, index: number): number;
   /** The image's stream data as stored (still encoded); answers its length. */
   _FPDFImageObj_GetImageDataRaw(image: number, buffer: number, length: number): number;
+  /** Writes the page's displayed size (FS_SIZEF: two 32-bit floats) at `size`; 0 on failure. */
+  _FPDF_GetPageSizeByIndexF(document: number, index: number, size: number): number;
+  /** An Info entry as UTF-16LE with a terminating zero; answers the bytes it needs. */
+  _FPDF_GetMetaText(document: number, tag: number, buffer: number, length: number): number;
 }
 
 interface Pdfium {
@@ -33,8 +37,6 @@ interface Pdfium {
  * shared by every request after it. Documents are opened and destroyed per request.
  */
 let instance: Promise<Pdfium> | undefined;
-/** The library of `instance` once it has loaded: what a document opened on it is checked against. */
-let current: PDFiumLibrary | undefined;
 
 function loadInstance(): Promise<Pdfium> {
   instance ??= (async () => {
@@ -50,7 +52,6 @@ function loadInstance(): Promise<Pdfium> {
         return loaded;
       },
     });
-    current = library;
     return { library, api: module as PdfiumApi };
   })().catch((error: unknown) => {
     instance = undefined;
@@ -75,17 +76,7 @@ export async function loadPdfiumApi(): Promise<PdfiumApi> {
 export function discardPdfiumAfter(error: unknown): void {
   if (error instanceof WebAssembly.RuntimeError) {
     instance = undefined;
-    current = undefined;
   }
-}
-
-/**
- * Whether `library` is still the instance requests are given. One that was discarded after a trap
- * (another request's, in the local gateway where requests share it) is not called again: a
- * document opened on it is opened afresh on the new instance.
- */
-export function isCurrentPdfium(library: PDFiumLibrary): boolean {
-  return library === current;
 }
 
 /** Whether pdfium opens the file at all (no page is read): the reference for lenient parsing. */

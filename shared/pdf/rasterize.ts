@@ -28,6 +28,8 @@ export interface RasterizeOptions {
   baseName: string;
   workspace: Workspace;
   onProgress?: (percent: number) => void;
+  /** When the request must have answered (epoch ms): no page renders past it. */
+  deadline?: number | undefined;
 }
 
 export interface RasterizeResult {
@@ -121,7 +123,7 @@ async function selectPages(
   if (overdrawn !== undefined) {
     throw new ApiError(
       'invalid_source_file',
-      `The PDF's page ${overdrawn} cannot be rendered: its form XObjects, nested, would be drawn more than ${maxFormDraws} times. Leave it out with \`pages\`.`,
+      `The PDF's page ${overdrawn} cannot be rendered: its form XObjects or patterns, nested, would be drawn more than ${maxFormDraws} times. Leave it out with \`pages\`.`,
     );
   }
   const changes = [...opened.repairs, ...hazards.changes];
@@ -149,7 +151,7 @@ export async function rasterizePdf(sourcePath: string, options: RasterizeOptions
   }
   const { pages, renderable } = await selectPages(bytes, options);
 
-  const document = new PdfiumPages(renderable);
+  const document = new PdfiumPages(renderable, { deadline: options.deadline });
   try {
     const extension = options.format;
     const [only] = pages;

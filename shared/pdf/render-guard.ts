@@ -4,6 +4,7 @@ import {
   type PDFContext,
   PDFDict,
   PDFName,
+  PDFNumber,
   type PDFObject,
   type PDFPageLeaf,
   PDFRawStream,
@@ -35,7 +36,10 @@ export interface RenderHazards {
   overdrawnPages: number[];
 }
 
-/** Names of the XObjects a content stream draws, with how often; undefined when unreadable. */
+/**
+ * How often a content stream uses each resource name: keyed `Do:/Name` for a form or image it
+ * draws, `scn:/Name` for a pattern it fills or strokes with. Undefined when unreadable.
+ */
 function drawnNames(context: PDFContext, contents: PDFObject | undefined): Map<string, number> | undefined {
   const resolved = context.lookup(contents);
   const streams =
@@ -46,9 +50,9 @@ function drawnNames(context: PDFContext, contents: PDFObject | undefined): Map<s
     if (!(stream instanceof PDFRawStream)) return undefined;
     const text = decodedText(stream);
     if (text === undefined) return undefined;
-    for (const match of text.matchAll(/\/([^\s/[\]()<>{}%]+)\s*Do(?![^\s/[\]()<>{}%])/g)) {
-      const name = key(match[1]!).asString();
-      counts.set(name, (counts.get(name) ?? 0) + 1);
+    for (const match of text.matchAll(/\/([^\s/[\]()<>{}%]+)\s*(Do|scn|SCN)(?![^\s/[\]()<>{}%])/g)) {
+      const use = `${match[2] === 'Do' ? 'Do' : 'scn'}:${key(match[1]!).asString()}`;
+      counts.set(use, (counts.get(use) ?? 0) + 1);
     }
   }
   return counts;
@@ -72,6 +76,24 @@ function decodedText(stream: PDFRawStream): string | undefined {
 const isForm = (object: unknown): object is PDFRawStream =>
   object instanceof PDFRawStream && object.dict.get(key('Subtype')) === formSubtype;
 
+/** A tiling pattern: a content stream with resources of its own, drawn as the fill of a shape. */
+const isTilingPattern = (object: unknown): object is PDFRawStream => {
+  if (!(object instanceof PDFRawStream)) return false;
+  const type = object.dict.get(key('PatternType'));
+  return type instanceof PDFNumber && type.asNumber() === 1;
+};
+
+/**
+ * The resource categories whose entries draw content streams of their own: form XObjects (drawn by
+ * `Do`) and tiling patterns (filled or stroked with after `scn`/`SCN`; pdfium renders the cell
+ * anew for each use, so nested patterns multiply as nested forms do). A loop through either never
+ * ends in pdfium.
+ */
+const drawers = [
+  { category: key('XObject'), draws: isForm, operator: 'Do' },
+  { category: key('Pattern'), draws: isTilingPattern, operator: 'scn' },
+] as const;
+
 class FormWalk {
   readonly #context: PDFContext;
   readonly #draws = new Map<PDFRawStream, number>();
@@ -90,20 +112,24 @@ class FormWalk {
     resources: PDFDict | undefined,
     depth: number,
   ): number {
-    const xobjects = resources?.lookup(key('XObject'));
-    if (!(xobjects instanceof PDFDict)) return 0;
-    const drawn = drawnNames(this.#context, contents);
+    if (resources === undefined) return 0;
+    let drawn: Map<string, number> | undefined | null = null;
     let total = 0;
-    for (const [name, value] of xobjects.entries()) {
-      const form = this.#context.lookup(value);
-      if (!isForm(form)) continue;
-      const times = drawn ? (drawn.get(name.asString()) ?? 0) : 1;
-      if (this.#onPath.has(form) || depth >= maxFormDepth) {
-        this.#cut(owner, resources!, name);
-        continue;
+    for (const drawer of drawers) {
+      const entries = resources.lookup(drawer.category);
+      if (!(entries instanceof PDFDict)) continue;
+      for (const [name, value] of entries.entries()) {
+        const form = this.#context.lookup(value);
+        if (!drawer.draws(form)) continue;
+        if (this.#onPath.has(form) || depth >= maxFormDepth) {
+          this.#cut(owner, resources, drawer.category, name);
+          continue;
+        }
+        if (drawn === null) drawn = drawnNames(this.#context, contents);
+        const times = drawn ? (drawn.get(`${drawer.operator}:${name.asString()}`) ?? 0) : 1;
+        total += times * this.#formDraws(form, resources, depth + 1);
+        if (total > maxFormDraws) return total;
       }
-      total += times * this.#formDraws(form, resources, depth + 1);
-      if (total > maxFormDraws) return total;
     }
     return total;
   }
@@ -128,13 +154,15 @@ class FormWalk {
    * Leaves `name` out of what `owner` draws with, in a copy of its resources so that nothing else
    * sharing them loses it: pdfium then skips that `Do`, as poppler skips a form it meets again.
    */
-  #cut(owner: PDFDict, resources: PDFDict, name: PDFName): void {
+  #cut(owner: PDFDict, resources: PDFDict, category: PDFName, name: PDFName): void {
     const copy = resources.clone(this.#context);
-    const xobjects = resources.lookup(key('XObject'), PDFDict).clone(this.#context);
-    xobjects.delete(name);
-    copy.set(key('XObject'), xobjects);
+    const entries = resources.lookup(category, PDFDict).clone(this.#context);
+    entries.delete(name);
+    copy.set(category, entries);
     owner.set(key('Resources'), copy);
-    this.changes.push(`form XObject cycle through ${name.asString()} cut`);
+    this.changes.push(
+      `${category === key('Pattern') ? 'pattern' : 'form XObject'} cycle through ${name.asString()} cut`,
+    );
   }
 }
 

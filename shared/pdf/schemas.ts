@@ -101,7 +101,9 @@ export const pdfInfoResult = z.object({
     .number()
     .int()
     .nullable()
-    .describe('The page count; null only for an encrypted file whose page tree is encrypted as well.'),
+    .describe(
+      'The page count; null only for a file that needs a user password and whose page tree is encrypted as well.',
+    ),
   encrypted: z.boolean().describe('Whether the file is encrypted (password or permissions protection).'),
   pdfVersion: z.string().describe('e.g. "1.7": the header’s version, or the catalog’s when that is later.'),
   title: text('Title'),

@@ -7,6 +7,7 @@ import {
   rangeSyntax,
   rasterFormats,
   rasterTypes,
+  renderPageLimitSeconds,
   ZIP_TYPE,
 } from '#shared/pdf/limits.ts';
 import {
@@ -32,12 +33,15 @@ const readRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size ' +
   'limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order ' +
   'mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged ' +
-  'cross-reference table is rebuilt, untyped page-tree nodes are typed by what they hold, page-tree entries ' +
-  'that are no pages or are met twice are left out, and a MediaBox that is reversed, broken or absent is ' +
-  'settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files ' +
+  'cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its ' +
+  '`/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed ' +
+  'twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the ' +
+  'tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it ' +
+  '(corners put in order; else the CropBox, a parent’s box, US Letter). Files ' +
   `cut inside their objects or before their trailer, more than ${pdfLimits.maxPages} pages or more than ` +
   `${pdfLimits.maxParsedObjects / 1e6} million objects answer 400 \`invalid_source_file\` within a bounded ` +
-  'time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`.';
+  'time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` ' +
+  'that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf).';
 
 const batchRules =
   'Sources are downloaded four at a time under the source rules; an error names the source by its place ' +
@@ -130,9 +134,9 @@ export const pdfCompressRoute = defineRoute({
     'text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams ' +
     'are compressed again at the highest level when that saves at least 5 %, equal copies of an object ' +
     '(an image embedded twice) are stored once, unreachable objects dropped, and the file is written ' +
-    'with object streams. The answer is never larger than the ' +
-    'source: when the result is not smaller, the source’s own bytes come back, unless the source carried ' +
-    'active content: it is always written cleaned, whatever the size. `X-Original-Size` and ' +
+    'with object streams (or without, when that is smaller). The answer is never larger than the source, ' +
+    'byte for byte: when the result is not smaller, the source’s own bytes come back unchanged (also when ' +
+    'the source carried active content that the cleaned file would have lost). `X-Original-Size` and ' +
     `\`X-Output-Size\` give both sizes in bytes. The file is named \`<name>.pdf\`. ${activeContentRule}`,
   body: pdfCompressBody,
   produces: [PDF_TYPE],
@@ -160,8 +164,11 @@ export const pdfToImageRoute = defineRoute({
     `${pdfLimits.maxRenderPixels / 1e6} million pixels answers 400 \`validation_failed\` naming a dpi that ` +
     `fits every selected page, before anything is rendered; a page too large even at ${dpiRange.min} dpi ` +
     'answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form ' +
-    'XObjects that draw themselves lose the reference that closes the loop before rendering; a page whose ' +
-    `nested forms would still be drawn more than ${maxFormDraws} times answers 400 \`invalid_source_file\`. ` +
+    'XObjects and tiling patterns that draw themselves lose the reference that closes the loop before ' +
+    `rendering; a page whose nested forms and patterns would still be drawn more than ${maxFormDraws} times ` +
+    'answers 400 `invalid_source_file`. Each page renders within ' +
+    `${renderPageLimitSeconds} s, or the time the request has left when that is less; past it the answer is ` +
+    '400 `invalid_source_file` naming the page and the limit. ' +
     'JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, ' +
     'it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.',
   body: pdfToImageBody,
@@ -208,9 +215,11 @@ export const pdfInfoRoute = defineRoute({
   summary: 'Page count, version, document information and page sizes of a PDF',
   description:
     `${readRules.replace(/ Encrypted \(.*$/, '')} Read from the document structure without rendering; ` +
-    `the page limit does not apply. Encrypted files are described, not refused: \`encrypted\` is true, the ` +
-    'information strings (encrypted themselves) are null, and pages is null when the page tree cannot be ' +
-    `read without the password. pageSizes lists the first ${maxListedPageSizes} pages as displayed (the ` +
+    `the page limit does not apply. Encrypted files are described, not refused: \`encrypted\` is true; a ` +
+    'file that opens without a password (permission protection only) is read as viewers read it, its pages, ' +
+    'page sizes and information included; of a file that needs a user password the information strings are ' +
+    'null, and pages is null when its page tree is encrypted too. pageSizes lists the first ' +
+    `${maxListedPageSizes} pages as displayed (the ` +
     'CropBox clipped to the MediaBox, rotation applied).',
   body: pdfInfoBody,
   response: pdfInfoResult,

@@ -91,6 +91,45 @@ export function formCyclePdf(kind: 'self' | 'pair' | 'inherited', fanOut: number
   });
 }
 
+/**
+ * A page filled with tiling pattern 5, whose cell (a green square) fills itself with pattern 5
+ * again `fanOut` times: a loop pdfium follows without end (poppler draws the cell once).
+ */
+export function patternCyclePdf(fanOut: number): Buffer {
+  const fills = Array.from({ length: fanOut }, (_, at) => `/Pattern cs /P scn ${at * 5} 0 20 20 re f`);
+  return onePage({
+    page: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Pattern << /P 5 0 R >> >> >>',
+    contents: stream('', `${square} /Pattern cs /P scn 100 100 100 100 re f`),
+    extra: [
+      stream(
+        '/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 40 40] /XStep 40 /YStep 40 /Resources << /Pattern << /P 5 0 R >> >>',
+        `0 1 0 rg 0 0 40 40 re f ${fills.join(' ')}`,
+      ),
+    ],
+  });
+}
+
+/**
+ * A large page (1400 pt square) that fills itself `draws` times through a luminosity soft mask
+ * of an axial shading: valid, small, and slow to render (each draw composites the whole page; at
+ * 300 dpi one draw takes pdfium seconds).
+ */
+export function softMaskedPdf(draws: number): Buffer {
+  const fills = Array.from({ length: draws }, () => '/G gs 0 0 1400 1400 re f');
+  return onePage({
+    page: '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 1400 1400] /Contents 4 0 R /Resources << /ExtGState << /G 5 0 R >> >> >>',
+    contents: stream('', `0 0 1 rg ${fills.join(' ')}`),
+    extra: [
+      '<< /Type /ExtGState /SMask << /Type /Mask /S /Luminosity /G 6 0 R >> /ca 0.5 >>',
+      stream(
+        '/Type /XObject /Subtype /Form /BBox [0 0 1400 1400] /Group << /S /Transparency /CS /DeviceRGB >> /Resources << /Shading << /Sh 7 0 R >> >>',
+        '/Sh sh',
+      ),
+      '<< /ShadingType 2 /ColorSpace /DeviceRGB /Coords [0 0 1400 1400] /Function << /FunctionType 2 /Domain [0 1] /C0 [0 0 0] /C1 [1 1 1] /N 1 >> /Extend [true true] >>',
+    ],
+  });
+}
+
 /** A JPEG 2000 (JP2) picture made by ImageMagick from a generated PNG. */
 export async function jp2Image(width: number, height: number): Promise<Buffer> {
   const folder = await mkdtemp(join(tmpdir(), 'jp2-'));
@@ -196,6 +235,7 @@ export async function pdfCorpus(): Promise<CorpusPdf[]> {
     { name: 'form XObject drawing itself twice', bytes: formCyclePdf('self', 2) },
     { name: 'form XObjects A -> B -> A, three times each', bytes: formCyclePdf('pair', 3) },
     { name: 'form without resources drawing itself through the page', bytes: formCyclePdf('inherited', 2) },
+    { name: 'tiling pattern filling itself twice', bytes: patternCyclePdf(2) },
     { name: 'JPEG 2000 image', bytes: await jpxPdf() },
     {
       name: 'not a PDF: header past 1024 bytes',

@@ -1,7 +1,22 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boxedPage, formCyclePdf, jpxPdf, onePage, plainPdf } from '../corpus/pdf.ts';
+import { renderPageLimitSeconds } from '#shared/pdf/limits.ts';
+import {
+  boxedPage,
+  formCyclePdf,
+  jpxPdf,
+  onePage,
+  patternCyclePdf,
+  plainPdf,
+  softMaskedPdf,
+  stream,
+} from '../corpus/pdf.ts';
+import { buildPdf } from '../hardening/corpus/pdf.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 
@@ -36,6 +51,65 @@ async function imageOf(response: Response) {
   return { width: info.width, height: info.height, at };
 }
 
+const folder = mkdtempSync(join(tmpdir(), 'pdf-reading-'));
+
+/** Runs a reference tool (qpdf, pdfinfo) on files of the test's folder; its standard output. */
+const tool = (command: string, args: string[]) =>
+  execFileSync(command, args, { cwd: folder, encoding: 'latin1', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** What pdfinfo, the reference, says of a PDF: its page count and whether it is encrypted. */
+function pdfinfo(bytes: Uint8Array): { pages: number; encrypted: boolean; title?: string } {
+  writeFileSync(join(folder, 'pdfinfo.pdf'), bytes);
+  const text = tool('pdfinfo', ['pdfinfo.pdf']);
+  return {
+    pages: Number(/^Pages:\s+(\d+)/m.exec(text)?.[1]),
+    encrypted: /^Encrypted:\s+yes/m.test(text),
+    ...(/^Title:\s+(.+)$/m.test(text) ? { title: /^Title:\s+(.+)$/m.exec(text)![1] } : {}),
+  };
+}
+
+/** A file qpdf writes from `bytes` with these arguments. */
+function qpdf(bytes: Uint8Array, args: string[]): Buffer {
+  writeFileSync(join(folder, 'qpdf-in.pdf'), bytes);
+  tool('qpdf', [...args, 'qpdf-in.pdf', 'qpdf-out.pdf']);
+  return readFileSync(join(folder, 'qpdf-out.pdf'));
+}
+
+const helvetica = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
+const text = stream('', 'BT /F1 24 Tf 20 100 Td (Hello) Tj ET');
+/** A page (under node 2) drawing `text` with `helvetica` (objects 4 and 5). */
+const page = (type = '/Type /Page', parent = 2) =>
+  `<< ${type} /Parent ${parent} 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>`;
+
+/** Object 1 to 5 of a one-page file, the root node as given, then `extra` from object 6 on. */
+const withTree = (pages: string, extra: string[] = [], trailer = '') =>
+  buildPdf(['<< /Type /Catalog /Pages 2 0 R >>', pages, page(), text, helvetica, ...extra], trailer);
+
+/** A fake but well-formed Standard security handler's dictionary (no password opens it). */
+const lockDict =
+  '<< /Filter /Standard /V 1 /R 2 /O (0123456789abcdef0123456789abcdef) /U (0123456789abcdef0123456789abcdef) /P -44 >>';
+
+/** `pdf` with one more revision appended whose trailer has no /Encrypt (an earlier one's is left). */
+function updatedWithoutEncrypt(pdf: Buffer): Buffer {
+  const previous = /startxref\s+(\d+)/.exec(pdf.toString('latin1').slice(pdf.lastIndexOf('startxref')))![1];
+  const info = Buffer.from('7 0 obj\n<< /Producer (an update) >>\nendobj\n', 'latin1');
+  const xrefAt = pdf.length + info.length;
+  const tail = [
+    'xref',
+    '0 1',
+    '0000000000 65535 f ',
+    '7 1',
+    `${String(pdf.length).padStart(10, '0')} 00000 n `,
+    'trailer',
+    `<< /Size 8 /Root 1 0 R /Info 7 0 R /Prev ${previous} >>`,
+    'startxref',
+    String(xrefAt),
+    '%%EOF',
+    '',
+  ].join('\n');
+  return Buffer.concat([pdf, info, Buffer.from(tail, 'latin1')]);
+}
+
 let banner: string;
 let bom: string;
 let noEof: string;
@@ -63,6 +137,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
   await sources.stop();
+  rmSync(folder, { recursive: true, force: true });
 });
 
 describe('PDFs as real-world files come, on every PDF route', () => {
@@ -172,5 +247,202 @@ describe('pages that make the renderer fail or loop', () => {
     expect((await fetch(`${gateway.url}/status`)).status).toBe(200);
     const compressed = await post('/pdf-compress', { sourceUrl });
     expect(compressed.status).toBe(200);
+  });
+});
+
+describe('files pdfinfo and qpdf read as unencrypted (issue 29)', () => {
+  const pages = '<< /Type /Pages /Kids [3 0 R] /Count 1 >>';
+  it.each([
+    [
+      'an /Encrypt left in an older trailer, the newest without it',
+      () =>
+        updatedWithoutEncrypt(
+          withTree(pages, [lockDict], '/Encrypt 6 0 R /ID [(0123456789abcdef) (0123456789abcdef)] '),
+        ),
+    ],
+    ['an /Encrypt that is null', () => withTree(pages, ['null'], '/Encrypt 6 0 R ')],
+  ])('reads a file with %s as unencrypted, on every route', async (name, make) => {
+    const bytes = make();
+    expect(pdfinfo(bytes)).toMatchObject({ pages: 1, encrypted: false });
+    expect(tool('qpdf', ['--show-encryption', 'pdfinfo.pdf'])).toContain('File is not encrypted');
+    const sourceUrl = sources.serve(`/unencrypted/${name.replace(/\W+/g, '-')}.pdf`, bytes);
+    const info = await post('/pdf-info', { sourceUrl });
+    expect(await info.json()).toMatchObject({ pages: 1, encrypted: false });
+    const split = await post('/pdf-split', { sourceUrl });
+    expect(split.status).toBe(200);
+    // The output carries no /Encrypt on: pdfinfo reads it as the plain file it is.
+    expect(pdfinfo(await bodyOf(split))).toMatchObject({ pages: 1, encrypted: false });
+    expect((await imageOf(await post('/pdf-to-image', { sourceUrl, dpi: 72 }))).width).toBe(200);
+  });
+});
+
+describe('page trees, counted by following /Kids as viewers follow them (issue 29)', () => {
+  const twoNodes = buildPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [6 0 R 7 0 R] /Count 2 >>',
+    page('/Type /Page', 6),
+    text,
+    helvetica,
+    '<< /Type /Pages /Parent 2 0 R /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Pages /Parent 2 0 R /Kids [3 0 R] /Count 1 >>',
+  ]);
+  it.each([
+    ['the same page listed twice', withTree('<< /Type /Pages /Kids [3 0 R 3 0 R] /Count 2 >>')],
+    ['a page given directly in /Kids', withTree(`<< /Type /Pages /Kids [3 0 R ${page()}] /Count 2 >>`)],
+    [
+      'a page with a misspelt /Type',
+      withTree('<< /Type /Pages /Kids [3 0 R 6 0 R] /Count 2 >>', [page('/Type /Pgae')]),
+    ],
+    [
+      'a page typed /Pages, without /Kids',
+      withTree('<< /Type /Pages /Kids [3 0 R 6 0 R] /Count 2 >>', [page('/Type /Pages')]),
+    ],
+    ['one page under two nodes', twoNodes],
+  ])('counts the pages of a tree with %s as pdfinfo does, and compresses every one', async (name, bytes) => {
+    const expected = pdfinfo(bytes).pages;
+    expect(expected).toBe(2);
+    const sourceUrl = sources.serve(`/trees/${name.replace(/\W+/g, '-')}.pdf`, bytes);
+    const info = await post('/pdf-info', { sourceUrl });
+    expect((await info.json()).pages).toBe(expected);
+    const compressed = await post('/pdf-compress', { sourceUrl });
+    expect(compressed.status).toBe(200);
+    const output = await bodyOf(compressed);
+    expect(pdfinfo(output).pages).toBe(expected);
+    writeFileSync(join(folder, 'compressed.pdf'), output);
+    expect(tool('pdftotext', ['compressed.pdf', '-']).match(/Hello/g)).toHaveLength(expected);
+  });
+});
+
+describe('what pdfinfo reads of an encrypted or damaged file is read (issue 29)', () => {
+  /** Two pages with a photo and a title, made by pdf-lib; qpdf encrypts it. */
+  async function photoPdf(): Promise<Buffer> {
+    const doc = await PDFDocument.create();
+    doc.setTitle('Quarterly report');
+    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c04020' } })
+      .jpeg()
+      .toBuffer();
+    const image = await doc.embedJpg(jpeg);
+    for (const size of [
+      [300, 200],
+      [200, 300],
+    ] as const) {
+      doc.addPage([...size]).drawImage(image, { x: 10, y: 10, width: 64, height: 48 });
+    }
+    return Buffer.from(await doc.save({ useObjectStreams: true }));
+  }
+
+  it.each([
+    ['AES-256, no user password, object streams', ['--encrypt', '', 'owner', '256', '--']],
+    ['AES-128, no user password, object streams', ['--encrypt', '', 'owner', '128', '--use-aes=y', '--']],
+  ])('describes a file encrypted with %s as pdfinfo does', async (name, args) => {
+    const bytes = qpdf(await photoPdf(), ['--object-streams=generate', ...args]);
+    const reference = pdfinfo(bytes);
+    expect(reference).toMatchObject({ pages: 2, encrypted: true, title: 'Quarterly report' });
+    const sourceUrl = sources.serve(`/encrypted/${name.replace(/\W+/g, '-')}.pdf`, bytes);
+    const info = await (await post('/pdf-info', { sourceUrl })).json();
+    expect(info).toMatchObject({
+      pages: reference.pages,
+      encrypted: true,
+      title: reference.title,
+      pageSizes: [
+        { width: 300, height: 200 },
+        { width: 200, height: 300 },
+      ],
+    });
+    expect((await post('/pdf-split', { sourceUrl })).status).toBe(400);
+  });
+
+  const cut = withTree('<< /Type /Pages /Kids [3 0 R] /Count 1 >>');
+  const xrefAt = cut.lastIndexOf('startxref');
+  it.each([
+    [
+      'a catalog without /Type',
+      buildPdf(['<< /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', page(), text, helvetica]),
+    ],
+    [
+      'a catalog of a misspelt /Type',
+      buildPdf([
+        '<< /Type /Catalogue /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        page(),
+        text,
+        helvetica,
+      ]),
+    ],
+    [
+      'garbage for its startxref offset',
+      Buffer.concat([cut.subarray(0, xrefAt), Buffer.from('startxref\ngarbage\n%%EOF\n')]),
+    ],
+  ])('renders, compresses and splits a file with %s, which pdfinfo reads', async (name, bytes) => {
+    expect(pdfinfo(bytes).pages).toBe(1);
+    const sourceUrl = sources.serve(`/damaged/${name.replace(/\W+/g, '-')}.pdf`, bytes);
+    expect((await imageOf(await post('/pdf-to-image', { sourceUrl, dpi: 72 }))).width).toBe(200);
+    const compressed = await post('/pdf-compress', { sourceUrl });
+    expect(compressed.status).toBe(200);
+    expect(pdfinfo(await bodyOf(compressed)).pages).toBe(1);
+    const split = await post('/pdf-split', { sourceUrl, ranges: '1' });
+    expect(split.status).toBe(200);
+    expect(pdfinfo(await bodyOf(split)).pages).toBe(1);
+  });
+});
+
+describe('rendering within its limit, also under load (issue 29)', () => {
+  it('renders a page whose tiling pattern fills itself, while three other PDFs render', async () => {
+    const sourceUrl = sources.serve('/loops/pattern.pdf', patternCyclePdf(2));
+    const healthy = sources.serve('/loops/healthy.pdf', await plainPdf(3));
+    const [looping, ...others] = await Promise.all([
+      post('/pdf-to-image', { sourceUrl, dpi: 72 }),
+      ...Array.from({ length: 3 }, () => post('/pdf-to-image', { sourceUrl: healthy, dpi: 150 })),
+    ]);
+    const image = await imageOf(looping!);
+    expect(image.at(30, 170)).toEqual([0, 0, 255]); // the page's own square
+    expect(image.at(150, 50)).not.toEqual([255, 255, 255]); // the pattern's cell, drawn once
+    expect(others.map((answer) => answer.status)).toEqual([200, 200, 200]);
+  });
+
+  it(`answers a page that takes longer than ${renderPageLimitSeconds} s with 400 naming the limit, while three other PDFs render`, async () => {
+    const slow = sources.serve('/slow/soft-masks.pdf', softMaskedPdf(40));
+    const healthy = sources.serve('/slow/healthy.pdf', await plainPdf(3));
+    const [stuck, ...others] = await Promise.all([
+      post('/pdf-to-image', { sourceUrl: slow, dpi: 300 }),
+      ...Array.from({ length: 3 }, () => post('/pdf-to-image', { sourceUrl: healthy, dpi: 150 })),
+    ]);
+    expect(stuck!.status).toBe(400);
+    expect(await stuck!.json()).toEqual({
+      error: 'invalid_source_file',
+      message: `The PDF's page 1 could not be rendered within ${renderPageLimitSeconds} s, the limit for one page. Leave it out with \`pages\`.`,
+    });
+    expect(others.map((answer) => answer.status)).toEqual([200, 200, 200]);
+  });
+});
+
+describe('/pdf-compress is never larger than its source (issue 29)', () => {
+  it('keeps the source when cleaning its active content would make it larger', async () => {
+    // 400 small links and a page action, packed by qpdf into object streams at Flate's highest
+    // level: pdf-lib writes the cleaned file 1.4 KB larger.
+    const links = Array.from(
+      { length: 400 },
+      (_, at) =>
+        `<< /Type /Annot /Subtype /Link /Rect [${at % 200} 0 ${(at % 200) + 1} 1] /Border [0 0 0] /Dest [3 0 R /Fit] >>`,
+    );
+    const annots = links.map((_, at) => `${7 + at} 0 R`).join(' ');
+    const loose = buildPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> /AA << /O 6 0 R >> /Annots [${annots}] >>`,
+      text,
+      helvetica,
+      '<< /S /JavaScript /JS (1) >>',
+      ...links,
+    ]);
+    const bytes = qpdf(loose, ['--object-streams=generate', '--compression-level=9']);
+    const sourceUrl = sources.serve('/compact/links.pdf', bytes);
+    const answer = await post('/pdf-compress', { sourceUrl, level: 'high' });
+    expect(answer.status).toBe(200);
+    const body = await bodyOf(answer);
+    expect(answer.headers.get('x-original-size')).toBe(String(bytes.length));
+    expect(answer.headers.get('x-output-size')).toBe(String(body.length));
+    expect(body.length).toBeLessThanOrEqual(bytes.length);
+    expect(Buffer.compare(body, bytes)).toBe(0);
   });
 });

@@ -273,11 +273,19 @@ describe('opening a PDF', () => {
   it.each([
     ['of another /Type', '/Type /Catalox'],
     ['without a /Type', '/Kind /Catalog'],
-  ])('refuses a catalog %s, which pdf-lib cannot read pages through', async (_name, replacement) => {
+  ])('reads a catalog %s by its /Pages, as pdfinfo reads it', async (_name, replacement) => {
     const bytes = Buffer.from(await edited(() => undefined));
     const at = bytes.indexOf('/Type /Catalog');
     expect(at).toBeGreaterThan(0);
     bytes.write(replacement, at, 'latin1'); // same length: the cross-reference table still holds
+    const opened = await openPdf(bytes);
+    expect(opened.pageCount).toBe(2);
+    expect(opened.repairs).toContain('a document catalog without /Type /Catalog read by its /Pages');
+  });
+
+  it('refuses a catalog without /Pages', async () => {
+    const bytes = Buffer.from(await edited(() => undefined));
+    bytes.write('/Kind /Catalog\n/Paget', bytes.indexOf('/Type /Catalog\n/Pages'), 'latin1');
     const error = await refusal(openPdf(bytes));
     expect(error.code).toBe('invalid_source_file');
     expect(error.message).toBe(
@@ -287,7 +295,7 @@ describe('opening a PDF', () => {
 
   it('describes an encrypted file whose catalog cannot be read, without its pages', async () => {
     const bytes = Buffer.from(await encryptedPdf());
-    bytes.write('/Type /Catalox', bytes.indexOf('/Type /Catalog'), 'latin1');
+    bytes.write('/Kind /Catalog\n/Paget', bytes.indexOf('/Type /Catalog\n/Pages'), 'latin1');
     const opened = await openPdf(bytes, { allowEncrypted: true });
     expect(opened).toMatchObject({ encrypted: true, pageCount: undefined, version: '1.7' });
   });

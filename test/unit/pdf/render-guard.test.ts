@@ -1,12 +1,19 @@
-import { PDFiumPage } from '@hyzyla/pdfium';
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
 import { maxFormDraws } from '#shared/pdf/limits.ts';
-import { loadPdfium } from '#shared/pdf/pdfium.ts';
 import { PdfiumPages } from '#shared/pdf/pdfium-pages.ts';
 import { guardRendering, jpxDeclaredPixels } from '#shared/pdf/render-guard.ts';
-import { formCyclePdf, jp2Image, jpxPdf, plainPdf, stream } from '../../corpus/pdf.ts';
+import { RenderThread, RenderTrap } from '#shared/pdf/render-thread.ts';
+import {
+  formCyclePdf,
+  jp2Image,
+  jpxPdf,
+  patternCyclePdf,
+  plainPdf,
+  softMaskedPdf,
+  stream,
+} from '../../corpus/pdf.ts';
 import { buildPdf } from '../../hardening/corpus/pdf.ts';
 
 async function guarded(bytes: Uint8Array) {
@@ -47,6 +54,27 @@ function doublingChain(depth: number): Buffer {
   ]);
 }
 
+/** A chain of `depth` tiling patterns, each filling with the next one twice: no cycle, 2^depth cells. */
+function doublingPatterns(depth: number): Buffer {
+  const patterns = Array.from({ length: depth }, (_, index) => {
+    const next =
+      index + 1 < depth ? `/Resources << /Pattern << /P ${6 + index} 0 R >> >>` : '/Resources << >>';
+    const fills =
+      index + 1 < depth ? '/Pattern cs /P scn 0 0 20 20 re f /P scn 5 5 20 20 re f' : '0 0 5 5 re f';
+    return stream(
+      `/PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 40 40] /XStep 40 /YStep 40 ${next}`,
+      fills,
+    );
+  });
+  return buildPdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Pattern << /P 5 0 R >> >> >>',
+    stream('', '/Pattern cs /P scn 0 0 200 200 re f'),
+    ...patterns,
+  ]);
+}
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -68,6 +96,21 @@ describe('guarding what pdfium renders', () => {
     expect(formNames(doc)).toEqual([[]]);
     const page = doc.getPages()[0]!.node.Resources()?.lookup(PDFName.of('XObject'), PDFDict);
     expect(page?.keys().map((key) => key.asString())).toEqual(['/F']);
+  });
+
+  it('cuts a tiling pattern that fills itself, leaving the page its own reference', async () => {
+    const { doc, hazards } = await guarded(patternCyclePdf(2));
+    expect(hazards).toEqual({ changes: ['pattern cycle through /P cut'], overdrawnPages: [] });
+    const resources = doc.getPages()[0]!.node.Resources()!;
+    const pattern = doc.context.lookup(resources.lookup(PDFName.of('Pattern'), PDFDict).get(PDFName.of('P')));
+    expect(pattern).toBeInstanceOf(PDFRawStream);
+    const own = (pattern as PDFRawStream).dict.lookup(PDFName.of('Resources'), PDFDict);
+    expect(own.lookup(PDFName.of('Pattern'), PDFDict).keys()).toEqual([]);
+  });
+
+  it(`counts nested patterns as nested forms: past ${maxFormDraws} cells the page is reported`, async () => {
+    expect((await guarded(doublingPatterns(10))).hazards.overdrawnPages).toEqual([]);
+    expect((await guarded(doublingPatterns(20))).hazards.overdrawnPages).toEqual([1]);
   });
 
   it('leaves a sound document as it is', async () => {
@@ -93,19 +136,18 @@ describe('guarding what pdfium renders', () => {
 });
 
 /**
- * Makes pdfium trap, as a WebAssembly abort would, inside the engine itself, on the next `times`
- * renders of pages 200 pt wide (the JPEG 2000 fixture's); other pages render as usual.
+ * Makes the next `times` renders of pages 200 pt wide (the JPEG 2000 fixture's) fail as a trap or
+ * abort inside pdfium's thread would; other pages render as usual.
  */
 function trapNextRender(times = 1): void {
   vi.restoreAllMocks();
-  const original = PDFiumPage.prototype.render;
+  const original = RenderThread.prototype.render;
   let left = times;
-  vi.spyOn(PDFiumPage.prototype, 'render').mockImplementation(function (this: PDFiumPage, ...args) {
-    if (left === 0 || this.getOriginalSize().originalWidth !== 200) return original.apply(this, args);
+  vi.spyOn(RenderThread.prototype, 'render').mockImplementation(async function (this: RenderThread, ...args) {
+    const bitmap = await original.apply(this, args);
+    if (left === 0 || bitmap.width !== 200 * args[1]) return bitmap;
     left -= 1;
-    const module = (this as unknown as { module: { _FPDF_ClosePage(page: number): void } }).module;
-    module._FPDF_ClosePage(0x7fff_fff0); // reads far outside the engine's memory: a real trap
-    throw new Error('the trap did not happen');
+    throw new RenderTrap('RuntimeError: memory access out of bounds');
   });
 }
 
@@ -116,15 +158,15 @@ const pixel = (bitmap: { width: number; data: Uint8Array }, x: number, y: number
 };
 
 describe('containing pdfium failures', () => {
-  it('renders a page again without its JPEG 2000 images after a trap, on a new instance, and other documents go on', async () => {
+  it('renders a page again without its JPEG 2000 images after a trap, on a new thread, and other documents go on', async () => {
     const healthy = new PdfiumPages(await plainPdf(2));
     expect((await healthy.render(1, 1)).width).toBe(300);
-    const before = await loadPdfium();
 
     const jpx = new PdfiumPages(await jpxPdf());
     trapNextRender();
+    const reopened = vi.spyOn(RenderThread.prototype, 'open');
     const [page, other] = await Promise.all([jpx.render(1, 1), healthy.render(2, 1)]);
-    expect(await loadPdfium()).not.toBe(before);
+    expect(reopened).toHaveBeenCalledTimes(2); // the JPEG 2000 document's first thread, then a fresh one
     expect(pixel(page, 135, 120)).toEqual([255, 255, 255]); // the image is left out
     expect(pixel(page, 30, 170)).toEqual([0, 0, 255]); // the rest of the page is drawn
     expect(other.width).toBe(300);
@@ -144,5 +186,25 @@ describe('containing pdfium failures', () => {
     trapNextRender();
     await expect(square.render(1, 1)).rejects.toMatchObject({ code: 'invalid_source_file' });
     expect((await new PdfiumPages(await plainPdf(1)).render(1, 1)).width).toBe(300);
+  });
+
+  it('ends a render that passes its limit, answering 4xx naming the limit, and renders on after it', async () => {
+    const slow = new PdfiumPages(softMaskedPdf(20), { pageLimitMs: 300 });
+    const error = await slow.render(1, 300 / 72).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'invalid_source_file' });
+    expect((error as Error).message).toBe(
+      "The PDF's page 1 could not be rendered within 0.3 s, the limit for one page. Leave it out with `pages`.",
+    );
+    const healthy = new PdfiumPages(await plainPdf(1), { pageLimitMs: 10_000 });
+    expect((await healthy.render(1, 1)).width).toBe(300);
+    healthy.destroy();
+  });
+
+  it('renders within the time the request has left when that is less than the page limit', async () => {
+    const slow = new PdfiumPages(softMaskedPdf(20), { deadline: Date.now() + 2_500 });
+    const error = await slow.render(1, 300 / 72).catch((failure: unknown) => failure);
+    expect(error).toMatchObject({ code: 'invalid_source_file' });
+    expect((error as Error).message).toMatch(/within the 1 s left of the request's time limit/);
   });
 });
