@@ -178,7 +178,8 @@ export class WorkerProcess {
       running.resolve({ ...head, body: running.body, done: Promise.resolve() });
     } else if (type === FrameType.data) {
       if (running.chunks) running.chunks.push(payload);
-      else if (running.body && !running.body.write(payload)) {
+      // A body the gateway no longer reads (its caller closed the connection) drops the rest.
+      else if (running.body && !running.body.destroyed && !running.body.write(payload)) {
         this.#answers.pause();
         // Resumed when the body has room again, or is gone (its frames are then dropped).
         const resume = () => this.#answers.resume();

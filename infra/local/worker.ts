@@ -6,7 +6,7 @@ import { lambdaContext } from './event.ts';
 import { FrameType, frameHeader } from './frames.ts';
 import { loadHandler } from './handlers.ts';
 import { invokeHandler } from './invoke.ts';
-import { runTestHook } from './worker-test-hooks.ts';
+import { runLingerHook, runTestHook } from './worker-test-hooks.ts';
 
 /**
  * One execution environment of a function, as a process of its own: it loads only its handler and
@@ -56,6 +56,7 @@ async function run({ event, timeoutMs }: Invocation): Promise<void> {
     for await (const chunk of result.body) {
       if (!send([FrameType.data, Buffer.from(chunk as Uint8Array)])) await once(answers, 'drain');
     }
+    await runLingerHook(event);
     await result.done;
     send([FrameType.end]);
   } catch (error) {
