@@ -2,6 +2,7 @@ import './install-awslambda.ts';
 import { once } from 'node:events';
 import { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { redirectLogLines } from '#shared/log.ts';
 import { lambdaContext } from './event.ts';
 import { FrameType, frameHeader } from './frames.ts';
 import { loadHandler } from './handlers.ts';
@@ -22,10 +23,26 @@ export interface Invocation {
 const functionName = process.argv[2] ?? '';
 const memoryMiB = Number(process.argv[3] ?? 1024);
 const answers = new Socket({ fd: 3, readable: false, writable: true });
+
+// The function's log lines go to the gateway with the next frames this turn sends (a request's line
+// is logged just before its answer), else at the end of the turn: no write of their own per request.
+let lines = '';
+redirectLogLines((line) => {
+  if (!lines) setImmediate(() => lines && send());
+  lines += line;
+});
+
 const loading = loadHandler(functionName);
 
-/** Writes frames in one system call (the gateway is woken once per answer, not once per piece). */
+/**
+ * Writes frames, and the log lines not yet sent, in one system call (the gateway is woken once per
+ * answer, not once per piece).
+ */
 function send(...frames: [FrameType, Buffer?][]): boolean {
+  if (lines) {
+    frames.unshift([FrameType.log, Buffer.from(lines)]);
+    lines = '';
+  }
   answers.cork();
   let room = true;
   for (const [type, payload = Buffer.alloc(0)] of frames) {
