@@ -32,6 +32,19 @@ export function logRequest(line: RequestLine): void {
 }
 
 /**
+ * Hands every line to `to` instead of writing it: a worker process of the local gateway sends its
+ * lines to the gateway with its answer, as Lambda's runtime hands a function's output to its log.
+ */
+export function redirectLogLines(to: (line: string) => void): void {
+  write = to;
+}
+
+/** Writes lines another process logged (a worker's) as this process writes its own. */
+export function writeLogLines(lines: string): void {
+  write(lines);
+}
+
+/**
  * For a process that serves many requests at once (the local gateway): the lines of one turn of
  * the event loop are written together when it ends, one write instead of one per request, and
  * whatever is left is written when the process exits.

@@ -1,10 +1,11 @@
 /**
  * What a worker process sends back over its answer pipe, in order: one `head` (status and
  * headers), any number of `data` frames (the body, as the handler writes it), then `end`, or
- * `fail` at any point. Each frame is a type byte, a 4-byte big-endian length and the payload, so a
- * streamed file passes through in the handler's own chunks, never collected whole.
+ * `fail` at any point; and, at any time, `log` frames with the lines the function logged, which the
+ * gateway writes with its own. Each frame is a type byte, a 4-byte big-endian length and the
+ * payload, so a streamed file passes through in the handler's own chunks, never collected whole.
  */
-export const FrameType = { head: 1, data: 2, end: 3, fail: 4 } as const;
+export const FrameType = { head: 1, data: 2, end: 3, fail: 4, log: 5 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
 
 const HEADER_BYTES = 5;

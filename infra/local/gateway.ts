@@ -148,10 +148,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       found.route.kind === 'file'
         ? timeoutSeconds * 1000
         : Math.min(timeoutSeconds, bufferedTimeoutSeconds) * 1000;
-    // The caller leaving stops the work, as it would be wasted.
+    // The caller leaving stops the work, as it would be wasted. A caller that closes its connection
+    // once it has the whole answer (curl and most one-shot clients do, often before the invocation
+    // has removed its workspace and ended) has not left: its worker stays warm.
     const gone = new AbortController();
+    let delivered = false;
     response.once('close', () => {
-      if (!response.writableFinished) gone.abort();
+      if (!response.writableFinished && !delivered) gone.abort();
     });
     let result: InvokeResult;
     try {
@@ -176,6 +179,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       return;
     }
     response.writeHead(result.statusCode, { ...call.limitHeaders, ...result.headers });
+    const length = contentLength(result.headers);
+    if (length !== undefined) {
+      let handedOver = 0;
+      result.body.on('data', (chunk: Buffer) => {
+        handedOver += chunk.length;
+        delivered = handedOver >= length;
+      });
+    }
     await pipeline(result.body, response).catch(() => response.destroy());
   }
 
@@ -248,6 +259,14 @@ class Refusal extends ApiError {
     super(code, message);
     this.headers = headers;
   }
+}
+
+/** The body length an answer declares, if it does. */
+function contentLength(headers: Record<string, string | string[]>): number | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() === 'content-length' && typeof value === 'string') return Number(value);
+  }
+  return undefined;
 }
 
 /**

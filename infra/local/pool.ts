@@ -98,9 +98,11 @@ export class WorkerPools {
       });
       // A cold worker's init is not part of the invocation's time, as in Lambda; it has a bound of
       // its own so that a module that never finishes loading cannot hold the call for ever.
-      const initTimer = setTimeout(() => stop('timeout'), INIT_LIMIT_MS);
-      await worker.ready;
-      clearTimeout(initTimer);
+      if (!worker.initialized) {
+        const initTimer = setTimeout(() => stop('timeout'), INIT_LIMIT_MS);
+        await worker.ready;
+        clearTimeout(initTimer);
+      }
       timer = setTimeout(() => stop('timeout'), options.timeoutMs);
       const result = await worker.run({ event, timeoutMs: options.timeoutMs }, () => this.#release(worker!));
       result.done.then(cleanUp, cleanUp);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { writeLogLines } from '#shared/log.ts';
 import { allocatorEnvironment } from '#shared/routes/sizing.ts';
 import { FrameReader, FrameType } from './frames.ts';
 import type { InvokeResult } from './invoke.ts';
@@ -59,6 +60,8 @@ export class WorkerProcess {
   readonly exited: Promise<void>;
   /** Settles once the handler's module has loaded (the init phase), or when the process is gone. */
   readonly ready: Promise<void>;
+  /** Whether `ready` has settled: a warm worker's invocations skip the wait. */
+  initialized = false;
   lastUsed = Date.now();
   #answers: Readable;
   #reader = new FrameReader();
@@ -86,7 +89,8 @@ export class WorkerProcess {
       ],
       {
         stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'ipc'],
-        serialization: 'advanced',
+        // Invocations are JSON events: JSON costs a fifth of the structured clone's time on them.
+        serialization: 'json',
         env: {
           NODE_COMPILE_CACHE: compileCache,
           ...process.env,
@@ -101,9 +105,11 @@ export class WorkerProcess {
     );
     this.#answers.on('error', () => {}); // the exit below reports it
     this.child.on('error', () => {}); // a failed spawn exits too
-    this.ready = new Promise((resolve) => {
+    this.ready = new Promise<void>((resolve) => {
       this.child.once('message', () => resolve());
       this.child.once('exit', () => resolve());
+    }).then(() => {
+      this.initialized = true;
     });
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
@@ -176,6 +182,10 @@ export class WorkerProcess {
   }
 
   #frame(type: FrameType, payload: Buffer): void {
+    if (type === FrameType.log) {
+      writeLogLines(payload.toString('utf8'));
+      return;
+    }
     const running = this.#running;
     if (!running) return;
     if (type === FrameType.head) {
@@ -190,7 +200,8 @@ export class WorkerProcess {
       running.resolve({ ...head, body: running.body, done: Promise.resolve() });
     } else if (type === FrameType.data) {
       if (running.chunks) running.chunks.push(payload);
-      else if (running.body && !running.body.write(payload)) {
+      // A body the gateway no longer reads (its caller closed the connection) drops the rest.
+      else if (running.body && !running.body.destroyed && !running.body.write(payload)) {
         this.#answers.pause();
         // Resumed when the body has room again, or is gone (its frames are then dropped).
         const resume = () => this.#answers.resume();

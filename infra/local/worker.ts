@@ -3,11 +3,12 @@ import { once } from 'node:events';
 import { flushCompileCache } from 'node:module';
 import { Socket } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { redirectLogLines } from '#shared/log.ts';
 import { lambdaContext } from './event.ts';
 import { FrameType, frameHeader } from './frames.ts';
 import { loadHandler } from './handlers.ts';
 import { invokeHandler } from './invoke.ts';
-import { runTestHook } from './worker-test-hooks.ts';
+import { runLingerHook, runTestHook } from './worker-test-hooks.ts';
 
 /**
  * One execution environment of a function, as a process of its own: it loads only its handler and
@@ -23,10 +24,26 @@ export interface Invocation {
 const functionName = process.argv[2] ?? '';
 const memoryMiB = Number(process.argv[3] ?? 1024);
 const answers = new Socket({ fd: 3, readable: false, writable: true });
+
+// The function's log lines go to the gateway with the next frames this turn sends (a request's line
+// is logged just before its answer), else at the end of the turn: no write of their own per request.
+let lines = '';
+redirectLogLines((line) => {
+  if (!lines) setImmediate(() => lines && send());
+  lines += line;
+});
+
 const loading = loadHandler(functionName);
 
-/** Writes frames in one system call (the gateway is woken once per answer, not once per piece). */
+/**
+ * Writes frames, and the log lines not yet sent, in one system call (the gateway is woken once per
+ * answer, not once per piece).
+ */
 function send(...frames: [FrameType, Buffer?][]): boolean {
+  if (lines) {
+    frames.unshift([FrameType.log, Buffer.from(lines)]);
+    lines = '';
+  }
   answers.cork();
   let room = true;
   for (const [type, payload = Buffer.alloc(0)] of frames) {
@@ -57,6 +74,7 @@ async function run({ event, timeoutMs }: Invocation): Promise<void> {
     for await (const chunk of result.body) {
       if (!send([FrameType.data, Buffer.from(chunk as Uint8Array)])) await once(answers, 'drain');
     }
+    await runLingerHook(event);
     await result.done;
     send([FrameType.end]);
   } catch (error) {

@@ -23,6 +23,8 @@ export async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; va
 export interface Contender<T = unknown> {
   name: string;
   run: () => Promise<T>;
+  /** Untimed, after each of its runs (the warm-up too): e.g. a look at /proc. */
+  after?: () => Promise<void>;
 }
 
 export interface Contest<T = unknown> {
@@ -44,7 +46,10 @@ export async function contest<T>(
   const times = new Map(contenders.map((contender) => [contender.name, [] as number[]]));
   const results = new Map<string, T>();
   if (options.warmup !== false) {
-    for (const contender of contenders) results.set(contender.name, await contender.run());
+    for (const contender of contenders) {
+      results.set(contender.name, await contender.run());
+      await contender.after?.();
+    }
   }
   for (let run = 0; run < runs; run += 1) {
     for (let turn = 0; turn < contenders.length; turn += 1) {
@@ -52,6 +57,7 @@ export async function contest<T>(
       const { ms, value } = await timed(contender.run);
       times.get(contender.name)!.push(ms);
       results.set(contender.name, value);
+      await contender.after?.();
     }
   }
   return { times, results };

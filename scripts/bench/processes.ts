@@ -184,3 +184,31 @@ export async function cpuTimeMs(pid: number): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** The live child processes of `pid` (the gateway's workers), from /proc. */
+export async function childrenOf(pid: number): Promise<number[]> {
+  const found: number[] = [];
+  try {
+    for (const task of await readdir(`/proc/${pid}/task`)) {
+      const listed = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8');
+      for (const child of listed.split(' ')) if (child.trim()) found.push(Number(child));
+    }
+  } catch {
+    // the server is gone: no children to count
+  }
+  return found;
+}
+
+/** The gateway's live worker processes of one function (`worker.ts <function> <memory>`). */
+export async function workersOf(gatewayPid: number, functionName: string): Promise<number[]> {
+  const workers: number[] = [];
+  for (const pid of await childrenOf(gatewayPid)) {
+    const args = await readFile(`/proc/${pid}/cmdline`, 'utf8').then(
+      (text) => text.split('\0'),
+      () => [],
+    );
+    const at = args.findIndex((arg) => arg.endsWith('infra/local/worker.ts'));
+    if (at >= 0 && args[at + 1] === functionName) workers.push(pid);
+  }
+  return workers;
+}

@@ -126,15 +126,24 @@ export interface Answer {
   bytes: number;
 }
 
-/** POSTs JSON to the gateway with the bench key; counts the answer's bytes as they stream by. */
-export function post(baseUrl: string, path: string, body: unknown): Promise<Answer> {
+/**
+ * POSTs JSON to the gateway with the bench key; counts the answer's bytes as they stream by. On a
+ * kept-alive connection from a pool, or (`connection: 'one per request'`) on a connection of its
+ * own, closed once the answer is read, as curl and most one-shot clients do.
+ */
+export function post(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  options: { connection?: 'kept alive' | 'one per request' } = {},
+): Promise<Answer> {
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       `${baseUrl}${path}`,
       {
         method: 'POST',
-        agent,
+        agent: options.connection === 'one per request' ? false : agent,
         headers: {
           'Content-Type': 'application/json',
           'Content-Length': payload.length,

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { BenchContext } from './context.ts';
 import { buildRequest, hammer, type LoadResult } from './load-client.ts';
 import { formatRatio, median, pairedRatio } from './measure.ts';
-import { cpuTimeMs } from './processes.ts';
+import { childrenOf, cpuTimeMs } from './processes.ts';
 import type { SectionResult } from './report.ts';
 import { BENCH_KEY } from './service.ts';
 
@@ -61,20 +60,6 @@ interface Run extends LoadResult {
   cpuMicros: number;
   /** CPU time of the server's child processes (the gateway's workers) per answered request. */
   childCpuMicros: number;
-}
-
-/** The live child processes of `pid` (the gateway's workers), from /proc. */
-async function childrenOf(pid: number): Promise<number[]> {
-  const found: number[] = [];
-  try {
-    for (const task of await readdir(`/proc/${pid}/task`)) {
-      const listed = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8');
-      for (const child of listed.split(' ')) if (child.trim()) found.push(Number(child));
-    }
-  } catch {
-    // the server is gone: no children to count
-  }
-  return found;
 }
 
 /** CPU time (ms) of each child, by pid; a child that ends between two readings is not counted. */

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Gateway } from '../../infra/local/gateway.ts';
@@ -167,4 +169,60 @@ describe('worker processes of the local gateway', () => {
     expect(bytes.subarray(0, 2).toString('latin1')).toBe('BM');
     expect(workersOf('image-convert')).toHaveLength(1);
   }, 60_000);
+
+  it('keeps the warm worker of a caller that closes its connection once it has the whole file', async () => {
+    // Made by ImageMagick; /image-convert answers it as a streamed PNG with its Content-Length.
+    const jpeg = execFileSync('convert', ['-size', '160x120', 'gradient:red-blue', 'jpg:-']);
+    const sourceUrl = sources.serve('/closing.jpg', jpeg, 'image/jpeg');
+    const body = { sourceUrl, outputFormat: 'png' };
+    const warm = await postJson(`${gateway.url}/image-convert`, body, keyed);
+    expect(warm.status).toBe(200);
+    await warm.arrayBuffer();
+    const seen = new Set(workersOf('image-convert'));
+    expect(seen.size).toBe(1);
+    // As curl and most one-shot clients do: one connection per request, closed after the answer,
+    // here while each invocation still cleans up after its last byte (`linger`). A call that comes
+    // while the previous one lingers gets a second worker, as Lambda would give it.
+    for (let call = 0; call < 3; call += 1) {
+      const answer = await postOnItsOwnConnection(`${gateway.url}/image-convert`, body);
+      expect(answer.status).toBe(200);
+      expect(answer.bytes.length).toBe(answer.contentLength);
+      expect(answer.bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+      for (const pid of workersOf('image-convert')) seen.add(pid);
+    }
+    // No worker was ended as if its caller had left: every one that served these calls is warm.
+    expect([...seen].filter((pid) => !isRunning(pid))).toEqual([]);
+  }, 60_000);
 });
+
+/** A POST on a connection of its own (no keep-alive), closed by the client once the answer is read. */
+function postOnItsOwnConnection(
+  url: string,
+  body: unknown,
+): Promise<{ status: number; contentLength: number; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const call = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'x-test-hook': 'linger', ...keyed },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.once('end', () => {
+          response.socket.destroy();
+          resolve({
+            status: response.statusCode ?? 0,
+            contentLength: Number(response.headers['content-length']),
+            bytes: Buffer.concat(chunks),
+          });
+        });
+        response.once('error', reject);
+      },
+    );
+    call.once('error', reject);
+    call.end(JSON.stringify(body));
+  });
+}
