@@ -147,6 +147,8 @@ export async function openDamagedGif(path: string, refused: OpenedImage): Promis
   const gif = decodeGifFrames(await readFile(path), refused.frames);
   const image = sharp(gif.data, {
     raw: { width: gif.width, height: gif.height * gif.frames, channels: 4, pageHeight: gif.height },
+    // Every page of the stack is a frame to resize and write, as for an animation libvips decoded.
+    pages: -1,
   });
   return {
     ...refused,

@@ -44,8 +44,8 @@ export function decodeGifFrames(bytes: Buffer, count: number): GifFrames {
   if (width * height * frames > imageLimits.maxPixels) {
     throw new ApiError(
       'invalid_source_file',
-      `The GIF has a damaged frame that the regular decoder refuses; read frame by frame, its ${frames} ` +
-        `frames of ${width} × ${height} may hold at most ${imageLimits.maxPixels / 1e6} megapixels together.`,
+      `The GIF has a damaged frame that the regular decoder refuses; read frame by frame, its frames ` +
+        `(${frames} of ${width} × ${height}) may hold at most ${imageLimits.maxPixels / 1e6} megapixels together.`,
     );
   }
   const data = Buffer.alloc(canvasBytes * frames);

@@ -1,10 +1,9 @@
 import type { Sharp } from 'sharp';
-import { ApiError } from '#shared/errors.ts';
 import { assertEveryFrameWritten } from '#shared/image/animation-frames.ts';
 import { writeBmp } from '#shared/image/bitmap-output.ts';
 import { opaque, type Rgba, transparent, white } from '#shared/image/colour.ts';
 import { fitsExactPalette } from '#shared/image/colour-count.ts';
-import { type OpenedImage, openDamagedGif, openImage } from '#shared/image/decode.ts';
+import { type OpenedImage, openImage } from '#shared/image/decode.ts';
 import { type EncodeSettings, withEncoder } from '#shared/image/encode.ts';
 import {
   animatedTargets,
@@ -14,7 +13,7 @@ import {
 } from '#shared/image/formats.ts';
 import { writeIcon } from '#shared/image/icon-output.ts';
 import type { Fit } from '#shared/image/limits.ts';
-import { mapRenderFailure } from '#shared/image/render-failure.ts';
+import { writeOpened } from '#shared/image/render-failure.ts';
 import { type SvgMode, writeSvg } from '#shared/image/svg-output.ts';
 
 export interface Resize {
@@ -112,20 +111,12 @@ export async function renderImage(
   path: string,
 ): Promise<void> {
   const { target } = plan;
-  let opened = await openImage(source.path, source.format, {
+  const opened = await openImage(source.path, source.format, {
     animated: plan.animated && animatedTargets.has(target),
     targetSize: plan.resize,
   });
-  try {
-    await writeTarget(opened, plan, path);
-  } catch (error) {
-    const failure = await mapRenderFailure(error, opened.decodeSource).catch((mapped: unknown) => mapped);
-    const damaged = failure instanceof ApiError && failure.code === 'invalid_source_file';
-    if (source.format !== 'gif' || !damaged) throw failure;
-    opened = await openDamagedGif(source.path, opened);
-    await writeTarget(opened, plan, path).catch((again: unknown) => mapRenderFailure(again));
-  }
-  if (opened.frames > 1 && (target === 'gif' || target === 'webp')) {
-    await assertEveryFrameWritten(path, target, opened.frames, opened.timing);
+  const { written } = await writeOpened(source, opened, (image) => writeTarget(image, plan, path));
+  if (written.frames > 1 && (target === 'gif' || target === 'webp')) {
+    await assertEveryFrameWritten(path, target, written.frames, written.timing);
   }
 }
