@@ -180,7 +180,8 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
       expect(response.status, await response.clone().text()).toBe(200);
       return shownFrames(scratch, Buffer.from(await response.arrayBuffer()), extension);
     };
-    for (const animation of encoded) {
+    // ImageMagick's optimised GIF is gif2webp's source; the corpus converts it on its own.
+    for (const animation of encoded.filter((each) => !each.name.includes('optimised into'))) {
       const source = await shownFrames(scratch, animation.bytes, animation.format);
       expect(source.count, animation.name).toBe(animation.frames);
       const body = { sourceUrl: urlOf(animation), outputFormat: 'webp' };
