@@ -14,8 +14,12 @@ const key = { 'x-api-key': 'image-corpus-key' };
 /** Requests in flight at once: four times the two cores of the test machines. */
 const CONCURRENCY = 8;
 
-/** ImageMagick's reading of the first frame: its size, or undefined when it refuses the file. */
+/**
+ * ImageMagick's reading of the first frame: its size (an animation's canvas, which its first frame
+ * may not cover), or undefined when it refuses the file.
+ */
 async function referenceReads(path: string): Promise<readonly [number, number] | undefined> {
+  const size = /\.(gif|webp)$/.test(path) ? '%W %H' : '%w %h';
   try {
     const { stdout } = await run('convert', [
       '-limit',
@@ -23,7 +27,7 @@ async function referenceReads(path: string): Promise<readonly [number, number] |
       '64MiB',
       `${path}[0]`,
       '-format',
-      '%w %h',
+      size,
       'info:',
     ]);
     const [width, height] = stdout.trim().split(' ').map(Number);
@@ -86,7 +90,8 @@ describe('image differential corpus against ImageMagick, through the local gatew
       }),
     );
     gateway = await startLocalGateway({ API_KEYS: 'image-corpus-key:enterprise:100000' });
-  });
+    // Writing the corpus runs ImageMagick, ffmpeg and libwebp's tools some sixty times.
+  }, 240_000);
 
   afterAll(async () => {
     await gateway?.stop();
