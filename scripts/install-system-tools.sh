@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The programs the tests drive besides Node: a headless Chromium for the docs page, and the
 # reference tools the differential checks compare against (poppler's pdfinfo/pdftoppm, qpdf,
-# ImageMagick, Ghostscript), and Debian's ffmpeg: the release the ffmpeg layer is compiled from,
-# which the media code runs outside Lambda; and Debian's LibreOffice (-nogui) with the Carlito and
+# ImageMagick, Ghostscript; libwebp's tools, which write animated WebPs as real encoders do, and
+# Pillow, which reads them back through libwebp's animation decoder), and Debian's ffmpeg: the
+# release the ffmpeg layer is compiled from, which the media code runs outside Lambda; and Debian's LibreOffice (-nogui) with the Carlito and
 # Caladea fonts, which /office-to-pdf runs outside its container image. `npm test` runs this first;
 # no test file installs anything.
 #
@@ -21,6 +22,11 @@ tools=(
   ghostscript:gs
   ffmpeg:ffmpeg
   ffmpeg:ffprobe
+  webp:img2webp
+  webp:gif2webp
+  webp:webpmux
+  webp:cwebp
+  python3-pil:python3-pil
   libreoffice-nogui:soffice
   fonts-crosextra-carlito:font-carlito
   fonts-crosextra-caladea:font-caladea
@@ -46,6 +52,7 @@ has() {
   case "$1" in
     chromium) has_chromium ;;
     identify) identify -version 2>/dev/null | grep -q ImageMagick ;;
+    python3-pil) /usr/bin/python3 -c 'import PIL.WebPImagePlugin' 2>/dev/null ;;
     font-*) fc-list : family 2>/dev/null | grep -qi "^${1#font-}" ;;
     *) command -v "$1" >/dev/null 2>&1 ;;
   esac
@@ -64,7 +71,7 @@ missing_packages() {
 
 mapfile -t missing < <(missing_packages)
 if ((${#missing[@]} == 0)); then
-  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg, libreoffice, fonts)"
+  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg, webp, python3-pil, libreoffice, fonts)"
   exit 0
 fi
 

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '#shared/errors.ts';
 import { openImage } from '#shared/image/decode.ts';
 import { isImageInputFormat } from '#shared/image/formats.ts';
-import { mapRenderFailure } from '#shared/image/render-failure.ts';
+import { writeOpened } from '#shared/image/render-failure.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
 /**
  * Any image input format as an 8-bit sRGB PNG in the workspace: upright (EXIF orientation
  * applied), the first frame of an animation, alpha kept. The pixel limit is checked before
- * decoding. A stable entry point for other suites (image-to-pdf).
+ * decoding; a GIF with a damaged frame is read leniently (render-failure.ts). A stable entry point
+ * for other suites (image-to-pdf).
  */
 export async function decodeToPng(
   path: string,
@@ -21,10 +22,8 @@ export async function decodeToPng(
   }
   const opened = await openImage(path, format);
   const output = await workspace.file(`decoded-${randomUUID()}.png`);
-  try {
-    const info = await opened.image.toColourspace('srgb').png({ compressionLevel: 1 }).toFile(output);
-    return { path: output, width: info.width, height: info.height };
-  } catch (error) {
-    return mapRenderFailure(error, opened.decodeSource);
-  }
+  const { result: info } = await writeOpened({ path, format }, opened, (image) =>
+    image.image.toColourspace('srgb').png({ compressionLevel: 1 }).toFile(output),
+  );
+  return { path: output, width: info.width, height: info.height };
 }

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
+import type { SourceTiming } from '#shared/image/animation-frames.ts';
 import { decodeBmp, type Pixels } from '#shared/image/bmp.ts';
 import { animatedSources, type ImageInputFormat } from '#shared/image/formats.ts';
+import { decodeGifFrames } from '#shared/image/gif-frames.ts';
 import { type ImageHeader, readHeader } from '#shared/image/header.ts';
 import { decodeHeicImage } from '#shared/image/heic.ts';
 import { largestIcon } from '#shared/image/ico.ts';
@@ -26,6 +28,8 @@ export interface OpenedImage {
   width: number;
   height: number;
   frames: number;
+  /** Delays and loop of a kept animation, as the encoders are to write them. */
+  timing?: SourceTiming | undefined;
   hasAlpha: boolean;
   /** The source stores a palette (GIF, palette PNG, low-depth ICO/BMP): a palette output loses nothing. */
   isPalette: boolean;
@@ -71,7 +75,8 @@ export async function openImage(
   const meta = header.metadata;
   const animated = options.animated === true && animatedSources.has(format) && header.pages > 1;
   const frames = animated ? header.pages : 1;
-  const base = { header, frames, isPalette: meta?.isPalette === true };
+  const timing = animated && meta?.delay ? { delays: meta.delay, loop: meta.loop ?? 0 } : undefined;
+  const base = { header, frames, timing, isPalette: meta?.isPalette === true };
 
   if (format === 'bmp') {
     assertDecodable({ ...header, frames: 1 });
@@ -131,4 +136,28 @@ export async function openImage(
   const image = sharp(input, inputOptions).autoOrient();
   const decodeSource = () => sharp(input, inputOptions).stats();
   return { ...base, image, width, height, hasAlpha: meta?.hasAlpha === true, decodeSource };
+}
+
+/**
+ * Opens a GIF that libvips refused for a damaged frame (libnsgif stops at the first bad LZW code
+ * and takes every later frame with it): its frames are decoded leniently (gif-frames.ts) and handed
+ * over as raw pixels, as many frames as the refused opening was to keep, with their delays and loop.
+ */
+export async function openDamagedGif(path: string, refused: OpenedImage): Promise<OpenedImage> {
+  const gif = decodeGifFrames(await readFile(path), refused.frames);
+  const image = sharp(gif.data, {
+    raw: { width: gif.width, height: gif.height * gif.frames, channels: 4, pageHeight: gif.height },
+    // Every page of the stack is a frame to resize and write, as for an animation libvips decoded.
+    pages: -1,
+  });
+  return {
+    ...refused,
+    image,
+    width: gif.width,
+    height: gif.height,
+    frames: gif.frames,
+    timing: gif.frames > 1 ? { delays: gif.delays, loop: gif.loop } : undefined,
+    hasAlpha: gif.hasAlpha,
+    decodeSource: undefined,
+  };
 }

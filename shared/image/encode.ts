@@ -1,4 +1,5 @@
 import type { Sharp } from 'sharp';
+import type { SourceTiming } from '#shared/image/animation-frames.ts';
 import type { Rgba } from '#shared/image/colour.ts';
 
 /** The targets sharp (libvips) writes itself. */
@@ -19,7 +20,15 @@ export interface EncodeSettings {
   flattenOnto: Rgba;
   /** Keep EXIF and XMP (the pixels still end up in sRGB, tagged with an sRGB profile). */
   keepMetadata: boolean;
+  /** Delays and loop of an animation kept for gif or webp (pixels decoded outside libvips carry none). */
+  timing?: SourceTiming | undefined;
 }
+
+/** sharp takes each delay up to 65 535 ms. */
+const MAX_DELAY = 65_535;
+
+const animationOf = (timing: SourceTiming | undefined) =>
+  timing ? { delay: timing.delays.map((delay) => Math.min(delay, MAX_DELAY)), loop: timing.loop } : {};
 
 /** Default quality when none is asked; each encoder's scale differs (AVIF 60 looks like JPEG 85). */
 export const defaultQuality = { jpg: 85, webp: 85, avif: 60 } as const;
@@ -31,7 +40,7 @@ const LARGE = 4_000_000;
  * quantisation, progressive scans, 4:4:4 chroma at high quality); PNG with adaptive filtering, or a
  * libimagequant palette when it is exact or a quality is asked; WebP and AVIF at an effort
  * that fits a Lambda's seconds (lower for large images, and WebP without sharp YUV there); GIF
- * with libimagequant dithering; TIFF lossless (deflate with a horizontal predictor).
+ * with libimagequant dithering and every frame kept, duplicates too; TIFF lossless (deflate with a horizontal predictor).
  */
 export function withEncoder(image: Sharp, target: SharpTarget, settings: EncodeSettings): Sharp {
   const thorough = settings.effort === 'thorough';
@@ -57,6 +66,7 @@ export function withEncoder(image: Sharp, target: SharpTarget, settings: EncodeS
     }
     case 'webp':
       return out.webp({
+        ...animationOf(settings.timing),
         quality: quality ?? defaultQuality.webp,
         lossless: lossless === true,
         // Sharp YUV conversion keeps colour edges crisp but doubles the encode time: not for large images.
@@ -70,7 +80,14 @@ export function withEncoder(image: Sharp, target: SharpTarget, settings: EncodeS
         effort: large ? 2 : thorough ? 5 : 4,
       });
     case 'gif':
-      return out.gif({ effort: large ? 3 : thorough ? 10 : 7, dither: 1, reuse: true });
+      // cgif would merge a frame identical to the one before into it: every frame of the source is kept.
+      return out.gif({
+        ...animationOf(settings.timing),
+        effort: large ? 3 : thorough ? 10 : 7,
+        dither: 1,
+        reuse: true,
+        keepDuplicateFrames: true,
+      });
     case 'tiff':
       return out.tiff({ compression: 'deflate', predictor: 'horizontal' });
   }

@@ -1,8 +1,9 @@
 import type { Sharp } from 'sharp';
+import { assertEveryFrameWritten } from '#shared/image/animation-frames.ts';
 import { writeBmp } from '#shared/image/bitmap-output.ts';
 import { opaque, type Rgba, transparent, white } from '#shared/image/colour.ts';
 import { fitsExactPalette } from '#shared/image/colour-count.ts';
-import { openImage } from '#shared/image/decode.ts';
+import { type OpenedImage, openImage } from '#shared/image/decode.ts';
 import { type EncodeSettings, withEncoder } from '#shared/image/encode.ts';
 import {
   animatedTargets,
@@ -12,7 +13,7 @@ import {
 } from '#shared/image/formats.ts';
 import { writeIcon } from '#shared/image/icon-output.ts';
 import type { Fit } from '#shared/image/limits.ts';
-import { mapRenderFailure } from '#shared/image/render-failure.ts';
+import { writeOpened } from '#shared/image/render-failure.ts';
 import { type SvgMode, writeSvg } from '#shared/image/svg-output.ts';
 
 export interface Resize {
@@ -70,9 +71,39 @@ function outputPixels(width: number, height: number, resize: Resize | undefined)
   return width * height;
 }
 
+/** Writes an opened image as the plan's target to `path`. */
+async function writeTarget(opened: OpenedImage, plan: RenderPlan, path: string): Promise<void> {
+  const { target } = plan;
+  const flattenOnto = opaque(plan.background ?? white);
+  const padding = plan.background ?? (opaqueTargets.has(target) ? white : transparent);
+  const image = resized(opened.image, plan.resize, padding, opened.frames);
+  if (target === 'bmp') return writeBmp(image, flattenOnto, path);
+  if (target === 'ico') return writeIcon(image, plan.iconSizes, path);
+  if (target === 'svg') {
+    return writeSvg(image, { mode: plan.svgMode, hasAlpha: opened.hasAlpha, quality: plan.quality }, path);
+  }
+  const palette =
+    target === 'png' && plan.countColours && plan.quality === undefined
+      ? await fitsExactPalette(image)
+      : opened.isPalette;
+  const settings: EncodeSettings = {
+    quality: plan.quality,
+    lossless: plan.lossless,
+    palette,
+    effort: plan.effort,
+    pixels: outputPixels(opened.width, opened.height, plan.resize),
+    flattenOnto,
+    keepMetadata: plan.keepMetadata,
+    timing: opened.frames > 1 ? opened.timing : undefined,
+  };
+  await withEncoder(image, target, settings).toFile(path);
+}
+
 /**
  * Decodes the source, applies orientation and any resize, and writes the target format to `path`.
- * Failures of libvips are mapped to the contract's codes (shared/native-errors.ts).
+ * Failures of libvips are mapped to the contract's codes (shared/native-errors.ts). A GIF that
+ * libvips refuses for a damaged frame is read again leniently, keeping the frames that decode. An
+ * animation written as gif or webp is held to its source's frame count.
  */
 export async function renderImage(
   source: { path: string; format: ImageInputFormat },
@@ -84,31 +115,8 @@ export async function renderImage(
     animated: plan.animated && animatedTargets.has(target),
     targetSize: plan.resize,
   });
-  const flattenOnto = opaque(plan.background ?? white);
-  const padding = plan.background ?? (opaqueTargets.has(target) ? white : transparent);
-  try {
-    const image = resized(opened.image, plan.resize, padding, opened.frames);
-    if (target === 'bmp') await writeBmp(image, flattenOnto, path);
-    else if (target === 'ico') await writeIcon(image, plan.iconSizes, path);
-    else if (target === 'svg') {
-      await writeSvg(image, { mode: plan.svgMode, hasAlpha: opened.hasAlpha, quality: plan.quality }, path);
-    } else {
-      const palette =
-        target === 'png' && plan.countColours && plan.quality === undefined
-          ? await fitsExactPalette(image)
-          : opened.isPalette;
-      const settings: EncodeSettings = {
-        quality: plan.quality,
-        lossless: plan.lossless,
-        palette,
-        effort: plan.effort,
-        pixels: outputPixels(opened.width, opened.height, plan.resize),
-        flattenOnto,
-        keepMetadata: plan.keepMetadata,
-      };
-      await withEncoder(image, target, settings).toFile(path);
-    }
-  } catch (error) {
-    await mapRenderFailure(error, opened.decodeSource);
+  const { written } = await writeOpened(source, opened, (image) => writeTarget(image, plan, path));
+  if (written.frames > 1 && (target === 'gif' || target === 'webp')) {
+    await assertEveryFrameWritten(path, target, written.frames, written.timing);
   }
 }

@@ -41,3 +41,36 @@ declare module 'imagetracerjs' {
   const tracer: ImageTracer;
   export default tracer;
 }
+
+declare module 'node-webpmux' {
+  /** A frame as the muxer reads it from an animation, or makes it from a still WebP. */
+  interface Frame {
+    x?: number;
+    y?: number;
+    width?: number;
+    height?: number;
+    /** Milliseconds. */
+    delay?: number;
+    /** Alpha-blend onto the canvas (false: overwrite its rectangle). */
+    blend?: boolean;
+    /** Clear the rectangle to the background after the frame is shown. */
+    dispose?: boolean;
+  }
+  interface SaveOptions {
+    frames?: Frame[];
+    loops?: number;
+  }
+  class Image {
+    get width(): number;
+    get height(): number;
+    get hasAnim(): boolean;
+    get frames(): Frame[] | undefined;
+    get exif(): Buffer | undefined;
+    set exif(raw: Buffer | undefined);
+    load(bytes: Buffer): Promise<void>;
+    save(path: null, options?: SaveOptions): Promise<Buffer>;
+    static generateFrame(frame: Frame & { buffer: Buffer }): Promise<Frame>;
+  }
+  const WebP: { Image: typeof Image };
+  export default WebP;
+}

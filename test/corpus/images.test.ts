@@ -14,8 +14,12 @@ const key = { 'x-api-key': SHARED_KEYS.enterprise };
 /** Requests in flight at once: four times the two cores of the test machines. */
 const CONCURRENCY = 8;
 
-/** ImageMagick's reading of the first frame: its size, or undefined when it refuses the file. */
+/**
+ * ImageMagick's reading of the first frame: its size (an animation's canvas, which its first frame
+ * may not cover), or undefined when it refuses the file.
+ */
 async function referenceReads(path: string): Promise<readonly [number, number] | undefined> {
+  const size = /\.(gif|webp)$/.test(path) ? '%W %H' : '%w %h';
   try {
     const { stdout } = await run('convert', [
       '-limit',
@@ -23,7 +27,7 @@ async function referenceReads(path: string): Promise<readonly [number, number] |
       '64MiB',
       `${path}[0]`,
       '-format',
-      '%w %h',
+      size,
       'info:',
     ]);
     const [width, height] = stdout.trim().split(' ').map(Number);
@@ -31,6 +35,12 @@ async function referenceReads(path: string): Promise<readonly [number, number] |
   } catch {
     return undefined;
   }
+}
+
+/** How many frames ImageMagick reads in a file (it reads frame offsets and counts of GIF and WebP alike). */
+async function referenceFrames(path: string): Promise<number> {
+  const { stdout } = await run('identify', ['-limit', 'memory', '64MiB', '-format', '%n\n', path]);
+  return Number(stdout.split('\n')[0]);
 }
 
 /** Runs `work` over `items` with at most `limit` at once. */
@@ -47,14 +57,19 @@ async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) 
 /**
  * The differential corpus of images: every header variant and damaged file of test/corpus/images.ts
  * is read by ImageMagick, then sent to the service through the local gateway. When ImageMagick reads
- * it, the service converts it and the result decodes at the same size; when it does not, the
- * service answers 4xx with the contract's code; never 5xx, with 8 requests in flight.
+ * it, the service converts it and the result decodes at the same size, an animation with as many
+ * frames as ImageMagick reads in the source; when it does not, the service answers 4xx with the
+ * contract's code; never 5xx, with 8 requests in flight.
  */
 describe('image differential corpus against ImageMagick, through the local gateway', () => {
   const sources = new FixtureServer();
   let gateway: RunningGateway;
   let scratch: string;
-  let cases: (ImageCase & { url: string; reference: readonly [number, number] | undefined })[];
+  let cases: (ImageCase & {
+    url: string;
+    reference: readonly [number, number] | undefined;
+    referenceFrames: number | undefined;
+  })[];
 
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'image-corpus-test-'));
@@ -64,11 +79,19 @@ describe('image differential corpus against ImageMagick, through the local gatew
         const path = join(scratch, `${index}.${item.format}`);
         await writeFile(path, item.bytes);
         const url = sources.serve(`/${index}.${item.format}`, item.bytes);
-        return { ...item, url, reference: await referenceReads(path) };
+        const reference = await referenceReads(path);
+        const animated = reference && (item.format === 'gif' || item.format === 'webp');
+        return {
+          ...item,
+          url,
+          reference,
+          referenceFrames: animated ? await referenceFrames(path) : undefined,
+        };
       }),
     );
     gateway = sharedGateway();
-  });
+    // Writing the corpus runs ImageMagick, ffmpeg and libwebp's tools some sixty times.
+  }, 240_000);
 
   afterAll(async () => {
     await gateway?.stop();
@@ -88,7 +111,7 @@ describe('image differential corpus against ImageMagick, through the local gatew
       const body = Buffer.from(await response.arrayBuffer());
       return { item, status: response.status, body };
     });
-    for (const { item, status, body } of answers) {
+    for (const [index, { item, status, body }] of answers.entries()) {
       const context = `${item.name}: ${status} ${status === 200 ? '' : body.toString()}`;
       expect(status, context).toBeLessThan(500);
       if (item.reference || item.beyondReference) {
@@ -97,12 +120,18 @@ describe('image differential corpus against ImageMagick, through the local gatew
         expect([meta.width, meta.pageHeight ?? meta.height], context).toEqual([
           ...(item.reference ?? item.size!),
         ]);
+        if (item.referenceFrames) {
+          // Every frame the reference reads comes back, counted by the reference too.
+          const path = join(scratch, `answer-${index}.webp`);
+          await writeFile(path, body);
+          expect(await referenceFrames(path), context).toBe(item.referenceFrames);
+        }
       } else {
         expect(status, context).toBe(400);
         expect(JSON.parse(body.toString())).toMatchObject({ error: 'invalid_source_file' });
       }
     }
-    // Forty-six conversions through cold worker processes: room for a loaded machine.
+    // Sixty conversions through cold worker processes: room for a loaded machine.
   }, 300_000);
 
   it('knows what the reference reads in each file (the corpus has both sides)', () => {

@@ -10,8 +10,10 @@ import { jpeg12 } from './jpeg12.ts';
 
 /*
  * The image part of the differential corpus: every BMP header variant, damaged PNGs and their
- * sound neighbours, a 12-bit JPEG and animations taller than WebP's side when stacked. Every file is
- * written here, by ImageMagick, ffmpeg, sharp or by hand; none is copied from elsewhere.
+ * sound neighbours, a 12-bit JPEG, animations taller than WebP's side when stacked (written by
+ * ffmpeg, and by libwebp's own tools with frame offsets, blend and dispose flags, mixed lossy and
+ * lossless frames and repeated frames) and GIFs with one damaged frame. Every file is written here,
+ * by ImageMagick, ffmpeg, libwebp's tools, sharp or by hand; none is copied from elsewhere.
  */
 
 const run = promisify(execFile);
@@ -23,6 +25,8 @@ export interface ImageCase {
   bytes: Buffer;
   /** Width and height of the image (of one frame), when it is readable. */
   size?: readonly [number, number];
+  /** Frames of an animation, as ImageMagick reads them. */
+  frames?: number;
   /**
    * Why the service reads a file the reference reader refuses: a variant the format defines that
    * the reference's own reader does not know.
@@ -233,6 +237,155 @@ export async function tallAnimations(dir: string): Promise<ImageCase[]> {
   ];
 }
 
+const STRIP = { width: 13, height: 169, frames: 97 } as const;
+
+/**
+ * The 97 frames of a 13 × 169 strip as PNG files: a coloured block moving down over transparency,
+ * under a half-transparent band that moves faster, so that each frame differs from the one before
+ * in small rectangles (which encoders write as offset frames).
+ */
+async function stripFrames(dir: string): Promise<string[]> {
+  const { width, height } = STRIP;
+  return Promise.all(
+    Array.from({ length: STRIP.frames }, async (_, index) => {
+      const raw = Buffer.alloc(width * height * 4);
+      const block = index % 160;
+      const band = (index * 7) % 160;
+      for (let y = 0; y < height; y += 1) {
+        for (let x = 0; x < width; x += 1) {
+          const at = (y * width + x) * 4;
+          if (y >= block && y < block + 9 && x >= 2 && x < 11)
+            raw.set([(index * 40) % 256, 200, 255 - index, 255], at);
+          if (y >= band && y < band + 5) raw.set([0, 0, 255, 128], at);
+        }
+      }
+      const path = join(dir, `frame-${String(index).padStart(2, '0')}.png`);
+      await sharp(raw, { raw: { width, height, channels: 4 } })
+        .png()
+        .toFile(path);
+      return path;
+    }),
+  );
+}
+
+/**
+ * Animations of 97 frames of 13 × 169 (16 393 px stacked, over WebP's 16 383) as libwebp's own
+ * tools and ImageMagick write them: img2webp with lossy and lossless frames in turn, key frames and
+ * both dispose and blend methods; gif2webp from an ImageMagick GIF optimised into offset frames;
+ * webpmux with one still repeated 97 times (a frame that changes nothing, which libwebp's animation
+ * encoder would merge away); an ImageMagick GIF of one picture repeated.
+ */
+export async function encoderAnimations(dir: string): Promise<ImageCase[]> {
+  const frames = await stripFrames(dir);
+  const size = [STRIP.width, STRIP.height] as const;
+  const tool = async (name: string, command: string, args: string[]) => {
+    await run(command, args, { cwd: dir });
+    return readFile(join(dir, name));
+  };
+  const perFrame = frames.flatMap((path, index) =>
+    index % 2 === 0 ? ['-lossless', path] : ['-lossy', '-q', '60', path],
+  );
+  const gif = await tool('strip.gif', 'convert', [
+    ...['-limit', 'memory', '64MiB', '-delay', '8', '-dispose', 'background'],
+    ...frames,
+    ...['-layers', 'optimize', '-loop', '0', 'strip.gif'],
+  ]);
+  await tool('still.webp', 'cwebp', ['-quiet', '-lossless', frames[0]!, '-o', 'still.webp']);
+  const repeated = Array.from({ length: STRIP.frames }, () => ['-frame', 'still.webp', '+50']).flat();
+  await run('convert', ['-limit', 'memory', '64MiB', frames[0]!, '-flatten', join(dir, 'still.png')]);
+  const animation = (name: string, format: 'webp' | 'gif', bytes: Buffer): ImageCase => ({
+    name,
+    format,
+    bytes,
+    size,
+    frames: STRIP.frames,
+  });
+  return [
+    animation(
+      'webp img2webp 97 × 13 × 169, lossy and lossless frames, offsets, blend and dispose',
+      'webp',
+      await tool('mixed.webp', 'img2webp', [
+        '-loop',
+        '0',
+        '-d',
+        '80',
+        '-kmax',
+        '20',
+        ...perFrame,
+        '-o',
+        'mixed.webp',
+      ]),
+    ),
+    animation(
+      'webp gif2webp 97 × 13 × 169 from an optimised GIF',
+      'webp',
+      await tool('gif2webp.webp', 'gif2webp', ['-quiet', '-mixed', 'strip.gif', '-o', 'gif2webp.webp']),
+    ),
+    animation(
+      'webp webpmux 97 × 13 × 169, one still repeated',
+      'webp',
+      await tool('repeated.webp', 'webpmux', [...repeated, '-loop', '0', '-o', 'repeated.webp']),
+    ),
+    animation('gif ImageMagick 97 × 13 × 169, optimised into offset frames', 'gif', gif),
+    animation(
+      'gif ImageMagick 97 × 13 × 169, one picture repeated',
+      'gif',
+      await tool('repeated.gif', 'convert', [
+        ...['-limit', 'memory', '64MiB', '-delay', '5', 'still.png', '-duplicate', '96', '-loop', '0'],
+        'repeated.gif',
+      ]),
+    ),
+  ];
+}
+
+/** Where each image's LZW data starts in a GIF (after its descriptor and local colour table). */
+function gifImageData(gif: Buffer): number[] {
+  const starts: number[] = [];
+  const flags = gif[10]!;
+  let at = 13 + (flags & 0x80 ? 3 * (2 << (flags & 7)) : 0);
+  const skipSubBlocks = (from: number) => {
+    let next = from;
+    while (gif[next]! !== 0) next += gif[next]! + 1;
+    return next + 1;
+  };
+  while (at < gif.length && gif[at] !== 0x3b) {
+    if (gif[at] === 0x21) at = skipSubBlocks(at + 2);
+    else if (gif[at] === 0x2c) {
+      const local = gif[at + 9]!;
+      const data = at + 10 + (local & 0x80 ? 3 * (2 << (local & 7)) : 0);
+      starts.push(data);
+      at = skipSubBlocks(data + 1);
+    } else throw new Error(`not a GIF block at ${at}`);
+  }
+  return starts;
+}
+
+/**
+ * Four 40 × 30 frames of ImageMagick's plasma as a GIF, with 50 bytes of one frame's LZW data
+ * overwritten (inside its first sub-block, so the file's structure stands): ImageMagick still reads
+ * all four frames, libnsgif stops at the damaged one.
+ */
+export async function damagedGifs(dir: string): Promise<ImageCase[]> {
+  const plasma = ['-seed', '7', '-size', '40x30', 'plasma:fractal'];
+  await run('convert', [
+    ...['-limit', 'memory', '64MiB', '-delay', '10'],
+    ...[...plasma, ...plasma, '-size', '40x30', 'gradient:red-blue', ...plasma],
+    ...['-loop', '0', join(dir, 'plasma.gif')],
+  ]);
+  const gif = await readFile(join(dir, 'plasma.gif'));
+  const starts = gifImageData(gif);
+  const damaged = (frame: number) => {
+    const copy = Buffer.from(gif);
+    copy.fill(0xff, starts[frame]! + 8, starts[frame]! + 58);
+    return copy;
+  };
+  const size = [40, 30] as const;
+  return [
+    { name: 'gif 4 × 40 × 30, frame 2 damaged', format: 'gif', bytes: damaged(1), size, frames: 4 },
+    { name: 'gif 4 × 40 × 30, frame 1 damaged', format: 'gif', bytes: damaged(0), size, frames: 4 },
+  ];
+}
+
 /** A 12-bit greyscale JPEG of 32 × 24 in four grey levels. */
 export function twelveBitJpeg(): ImageCase {
   return {
@@ -251,6 +404,8 @@ export async function imageCorpus(): Promise<ImageCase[]> {
       ...(await bmpVariants(dir)),
       ...(await damagedPngs()),
       ...(await tallAnimations(dir)),
+      ...(await encoderAnimations(dir)),
+      ...(await damagedGifs(dir)),
       twelveBitJpeg(),
     ];
   } finally {

@@ -1,12 +1,90 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bmpVariants, damagedPngs, type ImageCase, tallAnimations, twelveBitJpeg } from '../corpus/images.ts';
+import {
+  bmpVariants,
+  damagedGifs,
+  damagedPngs,
+  encoderAnimations,
+  type ImageCase,
+  tallAnimations,
+  twelveBitJpeg,
+} from '../corpus/images.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
 import { postJson, type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 import { ImageFixtures } from '../unit/image/fixtures.ts';
 
 /** A key with room for every request of this file (the free tier allows 10 a minute). */
 const key = { 'x-api-key': SHARED_KEYS.enterprise };
+
+const run = promisify(execFile);
+
+/** An animation as a reader shows it: each frame composited on the canvas, as RGBA. */
+interface ShownFrames {
+  count: number;
+  width: number;
+  height: number;
+  rgba: Buffer;
+}
+
+/**
+ * Pillow's reading of an animated WebP, through libwebp's own animation decoder: ImageMagick 6
+ * leaves disposed rectangles of WebP frames on the canvas.
+ */
+const pillowFrames = [
+  'import sys',
+  'from PIL import Image, ImageSequence',
+  'frames = ImageSequence.Iterator(Image.open(sys.argv[1]))',
+  "sys.stdout.buffer.write(b''.join(frame.convert('RGBA').tobytes() for frame in frames))",
+].join('\n');
+
+/**
+ * How many frames ImageMagick reads in an image file, and each frame as shown: composited by
+ * ImageMagick for GIF and PNG, by libwebp (through Pillow) for WebP.
+ */
+async function shownFrames(dir: string, bytes: Buffer, extension: string): Promise<ShownFrames> {
+  const path = join(dir, `read-${Math.random().toString(36).slice(2)}.${extension}`);
+  await writeFile(path, bytes);
+  const limit = ['-limit', 'memory', '64MiB'];
+  const { stdout } = await run('identify', [...limit, '-format', '%W %H\n', path]);
+  const lines = stdout.trim().split('\n');
+  const [width, height] = lines[0]!.split(' ').map(Number) as [number, number];
+  const binary = { encoding: 'buffer', maxBuffer: 64 << 20 } as const;
+  const { stdout: rgba } =
+    extension === 'webp'
+      ? await run('/usr/bin/python3', ['-c', pillowFrames, path], binary)
+      : await run(
+          'convert',
+          [...limit, path, '-coalesce', '-background', 'none', '-depth', '8', 'RGBA:-'],
+          binary,
+        );
+  await rm(path);
+  return { count: lines.length, width, height, rgba };
+}
+
+/**
+ * How far each frame of `b` is from the same frame of `a`: the mean difference of their
+ * alpha-weighted channels, 0 to 1 (colour under full transparency is no part of the picture).
+ */
+function frameErrors(a: ShownFrames, b: ShownFrames): number[] {
+  const frameBytes = a.width * a.height * 4;
+  return Array.from({ length: Math.min(a.count, b.count) }, (_, frame) => {
+    let sum = 0;
+    for (let at = frame * frameBytes; at < (frame + 1) * frameBytes; at += 4) {
+      const alphaA = a.rgba[at + 3]! / 255;
+      const alphaB = b.rgba[at + 3]! / 255;
+      for (let channel = 0; channel < 3; channel += 1) {
+        sum += Math.abs(a.rgba[at + channel]! * alphaA - b.rgba[at + channel]! * alphaB);
+      }
+      sum += Math.abs(a.rgba[at + 3]! - b.rgba[at + 3]!);
+    }
+    return sum / (frameBytes * 255);
+  });
+}
 
 /** Files met in the wild that the service once refused or failed on, through the local gateway. */
 describe('real-world image inputs through the local gateway over real HTTP', () => {
@@ -16,6 +94,9 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
   let bmps: ImageCase[];
   let pngs: ImageCase[];
   let animations: ImageCase[];
+  let encoded: ImageCase[];
+  let damagedFrames: ImageCase[];
+  let scratch: string;
   const urlOf = (item: ImageCase, copy = 0) =>
     sources.serve(`/${copy}/${item.name.replace(/\W+/g, '-')}.${item.format}`, item.bytes);
 
@@ -25,6 +106,9 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
     bmps = await bmpVariants(fixtures.path(''));
     pngs = await damagedPngs();
     animations = await tallAnimations(fixtures.path(''));
+    scratch = await mkdtemp(join(tmpdir(), 'image-inputs-'));
+    encoded = await encoderAnimations(scratch);
+    damagedFrames = await damagedGifs(scratch);
     gateway = sharedGateway();
   }, 180_000);
 
@@ -32,6 +116,7 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
     await gateway?.stop();
     await sources.stop();
     await fixtures.close();
+    await rm(scratch, { recursive: true, force: true });
   }, 180_000);
 
   const post = (route: string, body: Record<string, unknown>) =>
@@ -89,6 +174,63 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
       ]);
     }
   }, 180_000);
+
+  it('keeps every frame of animations written by img2webp, gif2webp, webpmux and ImageMagick, on convert, resize and optimize', async () => {
+    const framesOf = async (response: Response, extension: string) => {
+      expect(response.status, await response.clone().text()).toBe(200);
+      return shownFrames(scratch, Buffer.from(await response.arrayBuffer()), extension);
+    };
+    // ImageMagick's optimised GIF is gif2webp's source; the corpus converts it on its own.
+    for (const animation of encoded.filter((each) => !each.name.includes('optimised into'))) {
+      const source = await shownFrames(scratch, animation.bytes, animation.format);
+      expect(source.count, animation.name).toBe(animation.frames);
+      const body = { sourceUrl: urlOf(animation), outputFormat: 'webp' };
+      const webp = await framesOf(await post('image-convert', body), 'webp');
+      expect([webp.count, webp.width, webp.height], animation.name).toEqual([source.count, 13, 169]);
+      expect(Math.max(...frameErrors(source, webp)), animation.name).toBeLessThan(0.05);
+    }
+    // One picture repeated: the frames libwebp's and cgif's encoders would merge, on every route.
+    for (const repeated of encoded.filter((each) => each.name.includes('repeated'))) {
+      const url = urlOf(repeated);
+      const resized = await framesOf(
+        await post('image-resize', { sourceUrl: url, width: 7 }),
+        repeated.format,
+      );
+      expect([resized.count, resized.width], repeated.name).toEqual([97, 7]);
+      const body = { sourceUrl: url, outputFormat: repeated.format === 'gif' ? 'webp' : 'gif' };
+      expect(
+        (await framesOf(await post('image-optimize', body), body.outputFormat)).count,
+        repeated.name,
+      ).toBe(97);
+    }
+  }, 300_000);
+
+  it('keeps the frames of a GIF with a damaged frame that ImageMagick reads, on every image route', async () => {
+    const [second, first] = damagedFrames as [ImageCase, ImageCase];
+    const answer = async (
+      damaged: ImageCase,
+      route: string,
+      body: Record<string, unknown>,
+      extension: string,
+    ) => {
+      const response = await post(route, { sourceUrl: urlOf(damaged), ...body });
+      expect(response.status, `${damaged.name} ${route}: ${await response.clone().text()}`).toBe(200);
+      return shownFrames(scratch, Buffer.from(await response.arrayBuffer()), extension);
+    };
+    const source = await shownFrames(scratch, second.bytes, 'gif');
+    expect(source.count).toBe(4);
+    const webp = await answer(second, 'image-convert', { outputFormat: 'webp', quality: 100 }, 'webp');
+    expect(webp.count).toBe(4);
+    // The frames that decode are the reference's; the damaged one is as far as each decoder got.
+    expect(frameErrors(source, webp).filter((error) => error < 0.03).length).toBeGreaterThanOrEqual(3);
+    expect((await answer(second, 'image-resize', { width: 20 }, 'gif')).count).toBe(4);
+    expect((await answer(second, 'image-optimize', {}, 'gif')).count).toBe(4);
+    // A damaged first frame: the targets and the route that take the first frame only.
+    const png = await answer(first, 'image-convert', { outputFormat: 'png' }, 'png');
+    expect([png.count, png.width, png.height]).toEqual([1, 40, 30]);
+    const pdf = await post('image-to-pdf', { sources: [urlOf(first)] });
+    expect(pdf.status, await pdf.clone().text()).toBe(200);
+  }, 300_000);
 
   it('answers 400 invalid_source_file naming 12-bit JPEG on convert and resize', async () => {
     const url = urlOf(twelveBitJpeg());

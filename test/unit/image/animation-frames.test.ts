@@ -1,0 +1,54 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '#shared/errors.ts';
+import { mergedRuns } from '#shared/image/animation-frames.ts';
+import { decodeGifFrames } from '#shared/image/gif-frames.ts';
+
+const run = promisify(execFile);
+
+describe('finding the source frames an animation encoder merged, from the durations it wrote', () => {
+  it('reads a duration that sums several delays as that many frames', () => {
+    expect(mergedRuns([50, 50, 50, 50], [200])).toEqual([4]);
+    expect(mergedRuns([80, 80, 80, 80, 80], [80, 160, 160])).toEqual([1, 2, 2]);
+    expect(mergedRuns([100, 40, 60], [100, 40, 60])).toEqual([1, 1, 1]);
+  });
+
+  it('gives each written frame at least one source frame, zero-delay ones included', () => {
+    expect(mergedRuns([100, 0, 100], [100, 100])).toEqual([1, 2]);
+    expect(mergedRuns([100, 0, 100], [100, 0, 100])).toEqual([1, 1, 1]);
+    expect(mergedRuns([0, 0, 0], [0])).toEqual([3]);
+  });
+
+  it('puts zero-delay frames left at the end into the last run', () => {
+    expect(mergedRuns([100, 100, 0, 0], [100, 100])).toEqual([1, 3]);
+  });
+
+  it('answers undefined when the durations are no sums of the delays', () => {
+    expect(mergedRuns([100, 100], [150, 50])).toBeUndefined();
+    expect(mergedRuns([100, 100], [100, 100, 100])).toBeUndefined();
+    expect(mergedRuns([100, 100, 100], [100, 100])).toBeUndefined();
+    expect(mergedRuns([100], [])).toBeUndefined();
+  });
+});
+
+describe('decoding a damaged GIF leniently', () => {
+  it('refuses, naming the bound, frames over 100 megapixels together', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gif-frames-'));
+    try {
+      const path = join(dir, 'wide.gif');
+      // A 1 × 1 picture on a 10 000 × 10 001 canvas, as ImageMagick writes it: a file of 43 bytes.
+      await run('convert', ['-size', '1x1', 'xc:red', '-page', '10000x10001+0+0', path]);
+      expect(() => decodeGifFrames(Buffer.alloc(0), 1)).toThrow(ApiError);
+      const bytes = await readFile(path);
+      expect(() => decodeGifFrames(bytes, 1)).toThrow(
+        /its frames \(1 of 10000 × 10001\) may hold at most 100 megapixels together/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
