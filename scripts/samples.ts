@@ -4,10 +4,14 @@
  *   npm run samples        # http://127.0.0.1:3001/photo.jpg, paper.pdf, annex.pdf, clip.mp4, report.docx
  *
  * The service downloads sources from loopback only with SOURCE_ALLOW_PRIVATE=true (README's quick
- * start). POST /hook answers 204, as a webhook receiver for the async job example.
- * SAMPLES_PORT and SAMPLES_HOST change where it listens.
+ * start). POST /hook is a webhook receiver for the async job example: it prints what it receives
+ * and whether its X-Signature checks with the webhook secret (WEBHOOK_SECRET, else the one
+ * `npm start` generated and keeps in its state folder), and answers 204.
+ * SAMPLES_PORT and SAMPLES_HOST change where it listens. It stops as `npm start` does: on SIGINT,
+ * SIGTERM, or when npm, which started it, ends.
  */
 import { execFile } from 'node:child_process';
+import { timingSafeEqual } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +20,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
+import { stateDirOf, storedWebhookSecret } from '../infra/local/state.ts';
+import { stopOnSignals } from '../infra/local/stop-signals.ts';
+import { signBody } from '../shared/jobs/webhook.ts';
 import { makeDocx } from '../test/support/office-documents.ts';
 import { referenceFfmpeg } from '../test/support/reference-tools.ts';
 
@@ -101,11 +108,29 @@ const files: Record<string, { type: string; body: Buffer }> = {
 };
 await rm(folder, { recursive: true, force: true });
 
+/** What a webhook says about its signature, checked as a receiver should (constant time). */
+async function signatureCheck(body: string, signature: string | undefined): Promise<string> {
+  const secret = process.env.WEBHOOK_SECRET || (await storedWebhookSecret(stateDirOf(process.env)));
+  if (!secret) return 'signature not checked: no WEBHOOK_SECRET here, and npm start has generated none yet';
+  if (!signature) return 'signature MISSING (no X-Signature header)';
+  const expected = Buffer.from(signBody(body, secret));
+  const given = Buffer.from(signature);
+  const valid = given.length === expected.length && timingSafeEqual(given, expected);
+  return valid ? 'signature valid' : 'signature INVALID: not made with this WEBHOOK_SECRET';
+}
+
 const server = createServer((request, response) => {
   const path = (request.url ?? '/').split('?')[0] ?? '/';
   if (request.method === 'POST' && path === '/hook') {
-    request.resume();
-    request.on('end', () => response.writeHead(204).end());
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const signature = request.headers['x-signature'];
+      const check = await signatureCheck(body, Array.isArray(signature) ? signature[0] : signature);
+      console.log(`POST /hook (${check}): ${body}`);
+      response.writeHead(204).end();
+    });
     return;
   }
   const file = files[path];
@@ -116,14 +141,27 @@ const server = createServer((request, response) => {
   response.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length });
   response.end(request.method === 'HEAD' ? undefined : file.body);
 });
-server.listen(Number(process.env.SAMPLES_PORT ?? 3001), process.env.SAMPLES_HOST ?? '127.0.0.1', () => {
+const port = Number(process.env.SAMPLES_PORT ?? 3001);
+const host = process.env.SAMPLES_HOST ?? '127.0.0.1';
+// A busy port is said in one line, as npm start says it, not as a stack trace.
+server.once('error', (error: NodeJS.ErrnoException) => {
+  const where = `port ${port} on ${host}`;
+  const why =
+    error.code === 'EADDRINUSE'
+      ? `${where} is already in use (an earlier npm run samples?): stop the process that holds it, or set SAMPLES_PORT to another port (0 picks a free one).`
+      : `cannot listen on ${where}: ${error.message}`;
+  process.stderr.write(`npm run samples: ${why}\n`);
+  process.exit(1);
+});
+server.listen(port, host, () => {
   const { address, port } = server.address() as AddressInfo;
   const base = `http://${address}:${port}`;
-  console.log(`Samples on ${base}: ${Object.keys(files).join(' ')} (POST /hook answers 204)`);
+  console.log(
+    `Samples on ${base}: ${Object.keys(files).join(' ')} (POST /hook prints each webhook and checks its signature)`,
+  );
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    server.closeAllConnections();
-    server.close(() => process.exit(0));
-  });
-}
+stopOnSignals(() => {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2000).unref();
+});

@@ -14,6 +14,11 @@ const envSchema = z.object({
   AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.coerce.number().int().positive().optional(),
   SERVICE_VERSION: z.string().min(1).default('0.1.0'),
   LOG_LEVEL: z.enum(['silent', 'error', 'info', 'debug']).default('info'),
+  /**
+   * `json`: one JSON line per event, the request line carrying its metrics (what CloudWatch reads).
+   * `text`: one short readable line per event, for a terminal (`npm start` chooses it there).
+   */
+  LOG_FORMAT: z.enum(['json', 'text']).default('json'),
   /** Async jobs: the bucket for job records and results, and where S3 and Lambda are reached. */
   JOBS_BUCKET: z.string().min(3).default('jobs'),
   S3_ENDPOINT: z.url().optional(),

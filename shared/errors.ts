@@ -33,6 +33,7 @@ export const errorCodes = [
   'unsupported_media_type',
   'rate_limit_exceeded',
   'internal_error',
+  'engine_unavailable',
   'source_timeout',
   'render_timeout',
 ] as const;

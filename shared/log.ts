@@ -1,5 +1,6 @@
 import { config } from '#shared/config.ts';
 import { type RequestFacts, requestMetrics } from '#shared/metrics.ts';
+import { formatBytes } from '#shared/units.ts';
 
 const levels = { silent: 0, error: 1, info: 2, debug: 3 } as const;
 type Level = Exclude<keyof typeof levels, 'silent'>;
@@ -9,10 +10,35 @@ let write = (line: string): void => {
   process.stdout.write(line);
 };
 
-/** One JSON line per event: request id, route, sizes and timings. Never whole events or bodies. */
+/** One line per event: request id, route, sizes and timings. Never whole events or bodies. */
 export function log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
   if (levels[level] > levels[config.LOG_LEVEL]) return;
-  write(`${JSON.stringify({ level, message, time: new Date().toISOString(), ...fields })}\n`);
+  const time = new Date().toISOString();
+  write(
+    config.LOG_FORMAT === 'text'
+      ? `${textLine(time, level, message, fields)}\n`
+      : `${JSON.stringify({ level, message, time, ...fields })}\n`,
+  );
+}
+
+/** `12:00:01 error request failed route=pdf-merge cause=…`: the clock time, then the fields. */
+export function textLine(
+  time: string,
+  level: Level,
+  message: string,
+  fields: Record<string, unknown>,
+): string {
+  const shown = Object.entries(fields)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  return [time.slice(11, 19), level === 'info' ? '' : level, message, ...shown].filter(Boolean).join(' ');
+}
+
+/** `12:00:01 200 /image-convert pro 834 ms, 83 bytes in, 45.6 kB out`: a request, for a terminal. */
+export function textRequestLine(time: string, line: RequestLine): string {
+  const outcome = line.errorCode ? `${line.status} ${line.errorCode}` : String(line.status);
+  const sizes = `${formatBytes(line.bytesIn)} in${line.bytesOut === undefined ? '' : `, ${formatBytes(line.bytesOut)} out`}`;
+  return `${time.slice(11, 19)} ${outcome} /${line.route} ${line.tier} ${line.durationMs} ms, ${sizes}`;
 }
 
 /** What the request line says: who asked for what, how it ended, sizes and timings. */
@@ -28,7 +54,8 @@ export interface RequestLine extends RequestFacts {
  */
 export function logRequest(line: RequestLine): void {
   if (levels.info > levels[config.LOG_LEVEL]) return;
-  log('info', 'request', { ...line, ...requestMetrics(line) });
+  if (config.LOG_FORMAT === 'text') write(`${textRequestLine(new Date().toISOString(), line)}\n`);
+  else log('info', 'request', { ...line, ...requestMetrics(line) });
 }
 
 /**

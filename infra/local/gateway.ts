@@ -10,7 +10,7 @@ import { type ApiKeyRecord, parseApiKeys } from '#shared/auth/keys.ts';
 import { ApiError, type ErrorCode, toPublicError } from '#shared/errors.ts';
 import { statusOf } from '#shared/http/errors.ts';
 import { corsHeaders, JSON_TYPE, preflightHeaders } from '#shared/http/headers.ts';
-import { log } from '#shared/log.ts';
+import { log, logRequest } from '#shared/log.ts';
 import { bufferedTimeoutSeconds } from '#shared/routes/sizing.ts';
 import { routes } from '#shared/routes.ts';
 import { tiers } from '#shared/tiers.ts';
@@ -19,7 +19,7 @@ import { answerForEndedInvocation } from './invocation-failure.ts';
 import type { InvokeResult } from './invoke.ts';
 import { type Invoker, inProcessInvoker, workerInvoker } from './invoker.ts';
 import type { PoolOptions } from './pool.ts';
-import { rateLimitHeaders, SlidingWindowLimiter } from './rate-limit.ts';
+import { rateLimitHeaders, rateLimitMessage, SlidingWindowLimiter } from './rate-limit.ts';
 import { createRouter } from './router.ts';
 
 /** API Gateway refuses payloads over 10 MB before any function runs. */
@@ -125,8 +125,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       : limiter.take(caller.callerId, caller.requestsPerMinute);
     call.limitHeaders = rateLimitHeaders(caller.tier, decision);
     if (!decision.allowed) {
-      const message = `Over ${decision.limit} requests per minute for the ${caller.tier} tier; retry in ${decision.resetSeconds} s.`;
+      const message = rateLimitMessage(caller.tier, decision.limit, decision.resetSeconds);
       const headers = { 'Retry-After': String(decision.resetSeconds) };
+      // No function runs, so the gateway writes the request line itself: a 429 is seen in the log.
+      logRequest({
+        requestId,
+        route: found.route.function,
+        tier: caller.tier,
+        status: 429,
+        errorCode: 'rate_limit_exceeded',
+        durationMs: 0,
+        bytesIn: body.length,
+      });
       return refuse(response, call, new Refusal('rate_limit_exceeded', message, headers));
     }
 

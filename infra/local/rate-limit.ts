@@ -1,3 +1,5 @@
+import { type TierName, tiers } from '#shared/tiers.ts';
+
 const WINDOW_MS = 60_000;
 
 export interface RateDecision {
@@ -82,4 +84,19 @@ export function rateLimitHeaders(policy: string, decision: RateDecision): Record
     'RateLimit-Policy': `"${policy}";q=${decision.limit};w=${WINDOW_MS / 1000}`,
     RateLimit: `"${policy}";r=${decision.remaining};t=${decision.resetSeconds}`,
   };
+}
+
+/**
+ * The 429 message: the limit, who it counts (a client IP or a key), what would lift it (a key of
+ * the next tier, or a higher limit for an enterprise key), and when to retry.
+ */
+export function rateLimitMessage(tier: TierName, limit: number, retrySeconds: number): string {
+  const counted = tier === 'free' ? 'per client IP, without an x-api-key' : 'for this x-api-key';
+  const lift =
+    tier === 'free'
+      ? `an x-api-key of the pro tier allows ${tiers.pro.requestsPerMinute} (locally: API_KEYS=<key>:pro)`
+      : tier === 'pro'
+        ? `a key of the enterprise tier allows ${tiers.enterprise.requestsPerMinute} or more (locally: API_KEYS=<key>:enterprise)`
+        : 'an enterprise key’s limit is set per key: ask for a higher one (locally: API_KEYS=<key>:enterprise:<requests per minute>)';
+  return `Over ${limit} requests per minute ${counted} (${tier} tier); ${lift}. Retry in ${retrySeconds} s.`;
 }

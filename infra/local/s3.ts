@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,15 +18,18 @@ export interface EmbeddedS3 {
 }
 
 /**
- * An S3-protocol server on loopback for the job store, with its data in a temporary folder. Every
+ * An S3-protocol server on loopback for the job store, with its data in `directory` (kept when it
+ * closes, so that jobs survive a restart) or else in a temporary folder removed when it closes. Every
  * request must carry a valid Signature Version 4 (header or presigned URL) made with the server's
  * credentials; s3rver itself does not check one, so the check runs before s3rver sees the request.
  */
 export async function startEmbeddedS3(
   buckets: readonly string[],
-  options: { secretAccessKey?: string | undefined } = {},
+  options: { secretAccessKey?: string | undefined; directory?: string | undefined } = {},
 ): Promise<EmbeddedS3> {
-  const directory = await mkdtemp(join(tmpdir(), 'fca-s3-'));
+  const kept = options.directory !== undefined;
+  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'fca-s3-')));
+  if (kept) await mkdir(directory, { recursive: true });
   const credentials = {
     accessKeyId: 'S3RVER',
     secretAccessKey: options.secretAccessKey ?? randomBytes(32).toString('hex'),
@@ -62,7 +65,7 @@ export async function startEmbeddedS3(
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rm(directory, { recursive: true, force: true });
+      if (!kept) await rm(directory, { recursive: true, force: true });
     },
   };
 }

@@ -45,6 +45,11 @@ const gatewayEnv = z.object({
   LOCAL_ISOLATION: z
     .enum(['workers', 'in-process'], { error: 'must be workers (the default) or in-process' })
     .default('workers'),
+  /** What the gateway keeps between starts: the embedded S3 server's objects, the webhook secret. */
+  LOCAL_STATE_DIR: z
+    .string()
+    .min(1, { error: 'must be a folder path, or unset for .local-state' })
+    .optional(),
   JOBS_BUCKET: z
     .string()
     .min(3, { error: 'must be an S3 bucket name of 3 to 63 characters' })

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { documentsConfig } from '#shared/documents/config.ts';
+import { engineUnavailable } from '#shared/engines.ts';
 import { log } from '#shared/log.ts';
 
 /**
@@ -66,10 +68,24 @@ export function browserEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return kept;
 }
 
+/**
+ * The browser to run: CHROMIUM_EXECUTABLE (or the local unpacked build), else the packed one,
+ * unpacked to /tmp. Neither there → 503 engine_unavailable naming Chromium, not a 500.
+ */
+async function chromiumExecutable(): Promise<string> {
+  const configured = documentsConfig.CHROMIUM_EXECUTABLE;
+  if (configured !== undefined) {
+    if (!existsSync(configured)) throw engineUnavailable('chromium', new Error(`${configured} not found`));
+    return configured;
+  }
+  return chromium
+    .executablePath(documentsConfig.CHROMIUM_PACK_DIR)
+    .catch((error: unknown) => Promise.reject(engineUnavailable('chromium', error)));
+}
+
 async function launchBrowser(): Promise<Browser> {
   const started = Date.now();
-  const executablePath =
-    documentsConfig.CHROMIUM_EXECUTABLE ?? (await chromium.executablePath(documentsConfig.CHROMIUM_PACK_DIR));
+  const executablePath = await chromiumExecutable();
   const proxy = await startDeadProxy();
   const browser = await puppeteer.launch({
     executablePath,

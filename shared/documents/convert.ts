@@ -78,7 +78,7 @@ export async function webScreenshot(request: CallInput<WebScreenshotBody>): Prom
   const viewport = { width: body.width, height: body.height };
   const path = await request.workspace.file(`screenshot.${format}`);
   await withRenderedPage(
-    renderOptions(request, { content, javascript, waitFor: 'load', viewport }),
+    renderOptions(request, { content, javascript, waitFor: body.waitFor, viewport }),
     (loaded) => capturePage(loaded, { format, fullPage: body.fullPage }, path),
   );
   return { path, contentType: screenshotTypes[format], fileName: `${baseName}.${format}` };

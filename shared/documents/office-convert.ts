@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { OfficeDocument } from '#shared/documents/office-format.ts';
 import type { OfficeFormat } from '#shared/documents/office-limits.ts';
 import { deadProxy, writeProfile } from '#shared/documents/office-profile.ts';
+import { engineUnavailable } from '#shared/engines.ts';
 import { ApiError } from '#shared/errors.ts';
 import { limitedCommand, processLimits, shellExecFailures } from '#shared/media/process-limits.ts';
 
@@ -174,7 +175,10 @@ export async function convertOfficeToPdf(
     options,
   );
   if (result.code !== null && shellExecFailures.has(result.code)) {
-    throw new Error(`LibreOffice could not be started (${shellExecFailures.get(result.code)})`);
+    throw engineUnavailable(
+      'libreoffice',
+      new Error(`LibreOffice could not be started (${shellExecFailures.get(result.code)}): ${result.log}`),
+    );
   }
   const output = join(outDir, 'document.pdf');
   if (result.code === 0 && (await fileExists(output))) return output;

@@ -125,6 +125,12 @@ export const webScreenshotBody = z
       .boolean()
       .optional()
       .describe('Runs the page’s scripts; default false for `html`, true for `url`.'),
+    waitFor: z
+      .enum(waitForValues)
+      .default('load')
+      .describe(
+        'When the page counts as loaded: its load event (default), or no request for 500 ms — for a page its scripts draw after it loads.',
+      ),
   })
   .superRefine(oneOf('url', 'html'));
 export type WebScreenshotBody = z.infer<typeof webScreenshotBody>;

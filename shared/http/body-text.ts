@@ -5,6 +5,18 @@ const wrongType = () =>
   new ApiError('unsupported_media_type', 'Send the request body as Content-Type: application/json.');
 
 /**
+ * A file sent in the request itself (a form upload, raw bytes): say how files do reach the
+ * service. (When POST /uploads exists, this is the place to name it.)
+ */
+const fileInBody = () =>
+  new ApiError(
+    'unsupported_media_type',
+    "Files are not sent in the request: give the file's address as sourceUrl (a public http(s) URL the service downloads) in a JSON body, Content-Type: application/json.",
+  );
+
+const fileTypes = /^(multipart\/|application\/octet-stream$|image\/|audio\/|video\/|application\/pdf$)/;
+
+/**
  * The request must be `application/json`; a `charset` parameter, quoted or not, must name UTF-8.
  * JSON has no other encoding (RFC 8259), and a body read in a charset its sender did not mean
  * would be answered as if it said something else.
@@ -16,7 +28,7 @@ export function assertJsonContentType(header: string): void {
   } catch {
     throw wrongType();
   }
-  if (parsed.type !== 'application/json') throw wrongType();
+  if (parsed.type !== 'application/json') throw fileTypes.test(parsed.type) ? fileInBody() : wrongType();
   const charset = parsed.parameters.charset;
   if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
     throw new ApiError(

@@ -30,6 +30,7 @@ export const errorStatus = {
   unsupported_media_type: 415,
   rate_limit_exceeded: 429,
   internal_error: 500,
+  engine_unavailable: 503,
   source_timeout: 504,
   render_timeout: 504,
 } as const satisfies Record<ErrorCode, number>;

@@ -19,8 +19,16 @@ const sourceUrl = z
  * heic and heif pass validation so that they can be refused with 400 unsupported_output_format,
  * naming the alternatives; the documented enum lists only what can be written.
  */
+const writableFormats = [...imageOutputFormats, 'jpeg', 'tif'].join(', ');
 const outputFormat = z
-  .enum([...imageOutputFormats, 'jpeg', 'tif', 'heic', 'heif'])
+  .enum([...imageOutputFormats, 'jpeg', 'tif', 'heic', 'heif'], {
+    error: (issue) =>
+      issue.input === undefined
+        ? `required: one of ${writableFormats}`
+        : String(issue.input).toLowerCase() === 'pdf'
+          ? 'pdf is not an image format: POST the image to /image-to-pdf to make a PDF of it'
+          : `must be one of ${writableFormats}`,
+  })
   .meta({ enum: [...imageOutputFormats, 'jpeg', 'tif'] })
   .transform((name) => canonicalFormat(name) as RequestedFormat)
   .describe(

@@ -8,10 +8,11 @@ import {
   failIfAbandoned,
   HEARTBEAT_MS,
   isAbandoned,
+  isExpired,
   type JobRecord,
   publicView,
 } from '#shared/jobs/record.ts';
-import { loadJob, resultUrl, saveJob, saveResult } from '#shared/jobs/store.ts';
+import { listJobIds, loadJob, resultUrl, saveJob, saveResult } from '#shared/jobs/store.ts';
 import { deliverWebhook } from '#shared/jobs/webhook.ts';
 import { webhookSecret } from '#shared/jobs/webhook-secret.ts';
 import { log } from '#shared/log.ts';
@@ -184,4 +185,42 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
   record.finishedAt = new Date().toISOString();
   await saveJob(record);
   await notify(record, secret, endsAt, stages);
+}
+
+/**
+ * Jobs left queued or running when the process that ran them stopped (the local gateway, whose
+ * asynchronous invocations live in its memory): each job created before `startedAt` is recorded as
+ * failed with `reason`, so that none is forgotten. Answers their ids at once, and `notified`, which
+ * settles when each callback has been told (within `endsAt`).
+ */
+export async function failStoppedJobs(
+  reason: string,
+  startedAt: number,
+  endsAt: number,
+): Promise<{ ids: string[]; notified: Promise<void> }> {
+  const failed: JobRecord[] = [];
+  for (const jobId of await listJobIds()) {
+    const record = await loadJob(jobId);
+    if (!record || isExpired(record) || Date.parse(record.createdAt) >= startedAt) continue;
+    if (record.status !== 'queued' && record.status !== 'running') continue;
+    const stopped: JobRecord = {
+      ...record,
+      status: 'failed',
+      finishedAt: new Date().toISOString(),
+      error: {
+        error: 'internal_error',
+        message: `The job stopped before it finished: ${reason}. Send it again; quote job id ${jobId} when reporting it.`,
+      },
+    };
+    await saveJob(stopped);
+    log('error', 'job stopped with its process', { jobId, route: record.route });
+    failed.push(stopped);
+  }
+  const notified =
+    failed.length === 0
+      ? Promise.resolve()
+      : webhookSecret().then(async (secret) => {
+          await Promise.all(failed.map((record) => notify(record, secret, endsAt)));
+        });
+  return { ids: failed.map((record) => record.jobId), notified: notified.catch(() => {}) };
 }

@@ -1,6 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config } from '#shared/config.ts';
 import { contentDisposition } from '#shared/http/headers.ts';
@@ -33,6 +39,23 @@ export async function saveJob(record: JobRecord): Promise<void> {
       ContentType: 'application/json',
     }),
   );
+}
+
+/** The ids of every job record in the bucket (the local gateway reads them at start). */
+export async function listJobIds(): Promise<string[]> {
+  const ids: string[] = [];
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await s3().send(
+      new ListObjectsV2Command({ Bucket: config.JOBS_BUCKET, Prefix: 'jobs/', ContinuationToken }),
+    );
+    for (const { Key } of page.Contents ?? []) {
+      const id = /^jobs\/([A-Za-z0-9_-]+)\.json$/.exec(Key ?? '')?.[1];
+      if (id) ids.push(id);
+    }
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+  return ids;
 }
 
 export async function loadJob(jobId: string): Promise<JobRecord | undefined> {

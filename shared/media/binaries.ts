@@ -12,17 +12,16 @@ const systemDir = '/usr/bin';
 
 /**
  * Resolves a binary once per container: the environment wins, then the layer, then Debian's
- * package. There is no other fallback: a missing ffmpeg fails at start, naming the fix, rather
- * than running an unmaintained one.
+ * package. There is no other fallback (no unmaintained build is run): without one, the layer's
+ * path is kept, a run finds nothing there, and the route answers 503 engine_unavailable naming
+ * ffmpeg, while the function itself still starts.
  */
 function resolveBinary(name: 'ffmpeg' | 'ffprobe', fromEnv: string | undefined): string {
   if (fromEnv) return fromEnv;
   for (const dir of [layerDir, systemDir]) {
     if (existsSync(`${dir}/${name}`)) return `${dir}/${name}`;
   }
-  throw new Error(
-    `${name} not found in ${layerDir} or ${systemDir}: install Debian's ffmpeg package (npm run system-tools) or set ${name.toUpperCase()}_PATH`,
-  );
+  return `${layerDir}/${name}`;
 }
 
 export const ffmpegPath: string = resolveBinary('ffmpeg', config.FFMPEG_PATH);

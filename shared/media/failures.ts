@@ -1,3 +1,4 @@
+import { engineUnavailable } from '#shared/engines.ts';
 import { ApiError } from '#shared/errors.ts';
 import { limitError } from '#shared/media/limit-errors.ts';
 import { formatSeconds } from '#shared/media/limits.ts';
@@ -67,6 +68,7 @@ function deadlineError(stage: MediaStage, error: MediaTimeoutError): ApiError {
 export function publicMediaError(error: unknown, stage: MediaStage): never {
   if (error instanceof MediaTimeoutError) throw deadlineError(stage, error);
   if (!(error instanceof MediaToolError)) throw error;
+  if (error.outcome === 'not-started') throw engineUnavailable('ffmpeg', error);
   if (error.outcome === 'report-too-large') {
     throw new ApiError(
       'invalid_source_file',

@@ -1,3 +1,4 @@
+import { engineUnavailable } from '#shared/engines.ts';
 import { demuxerOf, isMediaSourceFormat, type MediaSourceFormat } from '#shared/media/formats.ts';
 import { MediaTimeoutError, MediaToolError, type RawProbe, runFfprobe } from '#shared/media/run.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
@@ -56,6 +57,8 @@ export async function probeFormat(
     // The tool ran and could not read the file (or took too long to): not a format we read. A tool
     // that could not run at all is the service's failure and stays one.
     if (error instanceof MediaTimeoutError) return undefined;
+    if (error instanceof MediaToolError && error.outcome === 'not-started')
+      throw engineUnavailable('ffmpeg', error);
     if (error instanceof MediaToolError && error.outcome !== 'not-started' && error.outcome !== 'killed') {
       return undefined;
     }

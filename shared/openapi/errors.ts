@@ -108,6 +108,12 @@ export const errorMeanings: Readonly<Record<ErrorCode, { meaning: string; messag
     meaning: 'An unexpected failure; the message carries the request id to quote.',
     message: 'Unexpected error; quote request id 3f1c2a7e-0b1d-4c52-9a61-2f0e8d4b7c10 when reporting it.',
   },
+  engine_unavailable: {
+    meaning:
+      'An engine the route needs (ffmpeg, Chromium, LibreOffice) is missing or broken on this server; the message names it, and GET /status shows it as unavailable.',
+    message:
+      'LibreOffice is not available on this server, so this route cannot run now; GET /status lists the engines.',
+  },
   source_timeout: {
     meaning: 'The source did not answer completely within the download timeout (30 s by default).',
     message: 'The source did not answer within 30000 ms.',

@@ -68,7 +68,7 @@ export const htmlToPdfRoute = defineRoute({
       body: { html: '<p>Ticket</p>', pageSize: { width: 400, height: 600 }, margin: 0, scale: 0.8 },
     },
   },
-  errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
+  errors: [...sourceErrors, 'validation_failed', 'render_timeout', 'engine_unavailable'],
 });
 
 export const urlToPdfRoute = defineRoute({
@@ -95,7 +95,7 @@ export const urlToPdfRoute = defineRoute({
       body: { url: samplePage, javascript: true, waitFor: 'networkidle', pageSize: 'letter' },
     },
   },
-  errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
+  errors: [...sourceErrors, 'validation_failed', 'render_timeout', 'engine_unavailable'],
 });
 
 export const markdownToPdfRoute = defineRoute({
@@ -126,7 +126,7 @@ export const markdownToPdfRoute = defineRoute({
       },
     },
   },
-  errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
+  errors: [...sourceErrors, 'validation_failed', 'render_timeout', 'engine_unavailable'],
 });
 
 export const webScreenshotRoute = defineRoute({
@@ -158,7 +158,7 @@ export const webScreenshotRoute = defineRoute({
       body: { html: '<h1 style="color:#0b4f9c">Hello</h1>', outputFormat: 'jpg', width: 640, height: 360 },
     },
   },
-  errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
+  errors: [...sourceErrors, 'validation_failed', 'render_timeout', 'engine_unavailable'],
 });
 
 export const documentRoutes: RouteSpec[] = [

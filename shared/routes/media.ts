@@ -57,7 +57,7 @@ export const audioConvertRoute = defineRoute({
   body: audioConvertBody,
   produces: typesOf(audioOutputFormats),
   example: { sourceUrl: sampleAudio, outputFormat: 'ogg', bitrate: 96, channels: 1 },
-  errors: [...sourceErrors, 'no_audio_stream', 'invalid_range', 'media_too_long'],
+  errors: [...sourceErrors, 'no_audio_stream', 'invalid_range', 'media_too_long', 'engine_unavailable'],
 });
 
 export const videoConvertRoute = defineRoute({
@@ -82,7 +82,7 @@ export const videoConvertRoute = defineRoute({
   body: videoConvertBody,
   produces: typesOf(videoOutputFormats),
   example: { sourceUrl: sampleVideo, outputFormat: 'webm', width: 320, quality: 'low' },
-  errors: [...sourceErrors, 'no_video_stream', 'invalid_range', 'media_too_long'],
+  errors: [...sourceErrors, 'no_video_stream', 'invalid_range', 'media_too_long', 'engine_unavailable'],
 });
 
 export const videoExtractAudioRoute = defineRoute({
@@ -103,7 +103,7 @@ export const videoExtractAudioRoute = defineRoute({
   body: extractAudioBody,
   produces: typesOf(audioOutputFormats),
   example: { sourceUrl: sampleVideo, outputFormat: 'mp3' },
-  errors: [...sourceErrors, 'no_audio_stream', 'media_too_long'],
+  errors: [...sourceErrors, 'no_audio_stream', 'media_too_long', 'engine_unavailable'],
 });
 
 export const videoThumbnailRoute = defineRoute({
@@ -126,7 +126,7 @@ export const videoThumbnailRoute = defineRoute({
   body: thumbnailBody,
   produces: typesOf(imageOutputFormats),
   example: { sourceUrl: sampleVideo, at: 2, outputFormat: 'jpg', width: 320 },
-  errors: [...sourceErrors, 'no_video_stream', 'invalid_range'],
+  errors: [...sourceErrors, 'no_video_stream', 'invalid_range', 'engine_unavailable'],
 });
 
 export const mediaInfoRoute = defineRoute({
@@ -147,7 +147,7 @@ export const mediaInfoRoute = defineRoute({
   body: mediaInfoBody,
   response: mediaInfoResult,
   example: { sourceUrl: sampleVideo },
-  errors: sourceErrors,
+  errors: [...sourceErrors, 'engine_unavailable'],
 });
 
 export const mediaRoutes: RouteSpec[] = [

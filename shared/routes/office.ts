@@ -47,7 +47,7 @@ export const officeToPdfRoute = defineRoute({
   body: officeToPdfBody,
   produces: ['application/pdf'],
   example: { sourceUrl: sampleDocx },
-  errors: [...sourceErrors, 'validation_failed', 'render_timeout'],
+  errors: [...sourceErrors, 'validation_failed', 'render_timeout', 'engine_unavailable'],
 });
 
 export const officeRoutes: RouteSpec[] = [officeToPdfRoute];

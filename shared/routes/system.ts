@@ -12,8 +12,9 @@ import { tierNames } from '#shared/tiers.ts';
 const engineVersion = (engine: string) =>
   z
     .string()
-    .nullable()
-    .describe(`The ${engine} version this function runs; null when it cannot be loaded here.`);
+    .describe(
+      `The ${engine} version the routes run, or \`unavailable\` when it is missing or broken here (its routes then answer 503 engine_unavailable).`,
+    );
 
 export const statusView = z.object({
   status: z.literal('ok'),
@@ -35,6 +36,8 @@ export const statusView = z.object({
     libvips: engineVersion('libvips'),
     ffmpeg: engineVersion('ffmpeg'),
     pdfium: engineVersion('@hyzyla/pdfium (PDFium)'),
+    chromium: engineVersion('Chromium (HTML, web page and Markdown routes)'),
+    libreoffice: engineVersion('LibreOffice (/office-to-pdf)'),
     node: z.string().describe('The Node.js version.'),
   }),
 });
@@ -88,7 +91,7 @@ export const statusRoute = defineRoute({
   tag: 'System',
   summary: 'Service health, the caller’s tier and limits, engine versions',
   description:
-    'Optional auth headers are checked as on every route, so this is also a way to test a key. Engine versions are read once per container; a null engine cannot be loaded by this function (an ffmpeg binary that does not answer `-version` within 3 s counts as such).',
+    'Optional auth headers are checked as on every route, so this is also a way to test a key. Engine versions are read once per container; an engine that is missing, fails or does not tell its version in time (10 s; 20 s for LibreOffice) shows `unavailable`, and the routes that need it answer 503 `engine_unavailable` naming it.',
   response: statusView,
   errors: [],
 });

@@ -79,6 +79,15 @@ export function assertHttpUrl(raw: string, field = 'sourceUrl'): URL {
 /** The host of a URL without the brackets the URL keeps around IPv6 literals. */
 export const bareHostname = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
+/**
+ * Off Lambda (the local gateway, a test) a private source is most often a file on this machine:
+ * the refusal names the setting that allows it there.
+ */
+const localHint = () =>
+  process.env.AWS_EXECUTION_ENV === undefined
+    ? ' On the local gateway, start it with SOURCE_ALLOW_PRIVATE=true to fetch from this machine or its network.'
+    : '';
+
 export interface AddressCheckOptions {
   allowPrivate: boolean;
   lookup?: HostLookup;
@@ -110,7 +119,7 @@ export async function resolveCheckedAddress(
     const what = literal !== 0 ? `The address ${host} is` : `The host ${host} resolves to an address that is`;
     throw new ApiError(
       'source_blocked_address',
-      `${what} not public (loopback, private, link-local or reserved); only public addresses are fetched.`,
+      `${what} not public (loopback, private, link-local or reserved); only public addresses are fetched.${localHint()}`,
     );
   }
   const first = addresses[0]!;

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postJson, type RunningGateway, startLocalGateway } from '../support/gateway.ts';
 
 describe('the local gateway (npm start) over real HTTP', () => {
@@ -124,19 +124,41 @@ describe('the local gateway (npm start) over real HTTP', () => {
     expect(last?.headers.get('ratelimit')).toMatch(/^"enterprise";r=0;t=\d+$/);
   });
 
-  it('limits anonymous callers to 10 a minute per client IP', async () => {
-    // A gateway of its own: the other tests' anonymous calls come from the same IP.
+  it('limits anonymous callers to 10 a minute per client IP, says what lifts it, and logs each 429', async () => {
+    // A gateway of its own: the other tests' anonymous calls come from the same IP. Its log in the
+    // short text lines a terminal gets, one per request.
     const own = await startLocalGateway({
       API_KEYS: 'pro-key:pro',
       MARKETPLACE_PROXY_SECRET: 'proxy-secret',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'text',
     });
     try {
       const statuses: number[] = [];
+      let refused: Response | undefined;
       for (let i = 0; i < 12; i += 1) {
         const response = await postJson(`${own.url}/slugify`, { text: `a ${i}` });
         statuses.push(response.status);
+        if (response.status === 429) refused = response;
       }
       expect(statuses).toEqual([...Array(10).fill(200), 429, 429]);
+      expect(((await refused!.json()) as { message: string }).message).toMatch(
+        /^Over 10 requests per minute per client IP, without an x-api-key \(free tier\); an x-api-key of the pro tier allows 100/,
+      );
+      // The lines reach this process through a pipe, a moment after the answers.
+      const requestLines = await vi.waitFor(() => {
+        const lines = own
+          .output()
+          .split('\n')
+          .filter((line) => /^\d\d:\d\d:\d\d /.test(line));
+        expect(lines).toHaveLength(12);
+        return lines;
+      });
+      expect(requestLines.filter((line) => / 200 \/slugify free \d+ ms, /.test(line))).toHaveLength(10);
+      expect(
+        requestLines.filter((line) => / 429 rate_limit_exceeded \/slugify free 0 ms, /.test(line)),
+      ).toHaveLength(2);
+      for (const line of requestLines) expect(line.length).toBeLessThan(100);
       const keyed = await postJson(
         `${own.url}/slugify`,
         { text: 'still fine' },

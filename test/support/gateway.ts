@@ -1,11 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 
 export interface RunningGateway {
   url: string;
   /** The S3 endpoint the gateway uses for the job store. */
   s3Endpoint: string;
+  /** What it printed so far, stdout and stderr together. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -28,16 +33,36 @@ export const SHARED_GATEWAY_SETTINGS = {
  */
 export function sharedGateway(): RunningGateway {
   const { url, s3Endpoint } = inject('sharedGateway');
-  return { url, s3Endpoint, stop: async () => {} };
+  return {
+    url,
+    s3Endpoint,
+    output: () => {
+      throw new Error('the shared gateway keeps no output: a test that reads it starts a gateway of its own');
+    },
+    stop: async () => {},
+  };
 }
 
-/** Starts `infra/local/start.ts` (what `npm start` runs) in its own process on a free port. */
+/**
+ * Starts `infra/local/start.ts` (what `npm start` runs) in its own process on a free port. Its
+ * state (the embedded S3 server's objects, the webhook secret) goes to a folder of its own, removed
+ * when it stops, unless `env` names a LOCAL_STATE_DIR.
+ */
 export async function startLocalGateway(env: Record<string, string> = {}): Promise<RunningGateway> {
+  const ownState =
+    env.LOCAL_STATE_DIR === undefined ? await mkdtemp(join(tmpdir(), 'gateway-state-')) : undefined;
   const child: ChildProcess = spawn(
     process.execPath,
     ['--disable-warning=ExperimentalWarning', 'infra/local/start.ts'],
     {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
+      env: {
+        ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        ...(ownState ? { LOCAL_STATE_DIR: ownState } : {}),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -59,10 +84,13 @@ export async function startLocalGateway(env: Record<string, string> = {}): Promi
   return {
     url,
     s3Endpoint,
+    output: () => output,
     stop: async () => {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+      if (ownState) await rm(ownState, { recursive: true, force: true });
     },
   };
 }

@@ -48,4 +48,41 @@ describe('log lines', () => {
     );
     expect(JSON.parse(output)).toMatchObject({ level: 'info', message: 'last words' });
   });
+
+  it('on a terminal (LOG_FORMAT=text), writes one short readable line per request, without the metrics', async () => {
+    const writes: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      writes.push(String(chunk));
+      return true;
+    });
+    vi.stubEnv('LOG_LEVEL', 'info');
+    vi.stubEnv('LOG_FORMAT', 'text');
+    vi.resetModules();
+    const { log, logRequest } = await import('#shared/log.ts');
+    const request = {
+      requestId: 'r-1',
+      route: 'image-convert',
+      tier: 'pro',
+      status: 200,
+      durationMs: 834,
+      bytesIn: 83,
+      bytesOut: 45_600,
+      engineMs: 700,
+    };
+    logRequest(request);
+    logRequest({ ...request, status: 429, errorCode: 'rate_limit_exceeded', bytesOut: undefined });
+    log('error', 'request failed', { route: 'pdf-merge' });
+    expect(writes).toHaveLength(3);
+    expect(writes[0]).toMatch(/^\d\d:\d\d:\d\d 200 \/image-convert pro 834 ms, 83 bytes in, 45\.6 kB out\n$/);
+    expect(writes[1]).toMatch(/ 429 rate_limit_exceeded \/image-convert pro 834 ms, 83 bytes in\n$/);
+    expect(writes[2]).toMatch(/^\d\d:\d\d:\d\d error request failed route=pdf-merge\n$/);
+    for (const line of writes) expect(line.length).toBeLessThan(100);
+
+    // JSON, with its metrics, stays what Lambda writes.
+    vi.stubEnv('LOG_FORMAT', undefined);
+    vi.resetModules();
+    writes.length = 0;
+    (await import('#shared/log.ts')).logRequest(request);
+    expect(JSON.parse(writes[0]!)).toMatchObject({ message: 'request', route: 'image-convert', _aws: {} });
+  });
 });

@@ -12,7 +12,7 @@ const refusal = (header: string) => {
 };
 
 describe('assertJsonContentType', () => {
-  it.each(['text/plain', 'application/xml', 'multipart/form-data; boundary=x', ''])(
+  it.each(['text/plain', 'application/xml', ''])(
     '%j: 415 telling the client to send application/json',
     (header) => {
       expect(refusal(header)).toMatchObject({
@@ -21,6 +21,14 @@ describe('assertJsonContentType', () => {
       });
     },
   );
+
+  it('tells a form upload that files come by sourceUrl', () => {
+    expect(refusal('multipart/form-data; boundary=x')).toMatchObject({
+      code: 'unsupported_media_type',
+      message:
+        "Files are not sent in the request: give the file's address as sourceUrl (a public http(s) URL the service downloads) in a JSON body, Content-Type: application/json.",
+    });
+  });
 
   it('quotes the charset it refuses, as sent', () => {
     expect(refusal('application/json; charset=latin1')).toMatchObject({

@@ -14,6 +14,7 @@ describe('the environment of npm start', () => {
       'WEBHOOK_RETRY_DELAYS_MS',
       'JOB_RESULT_URL_SECONDS',
       'LOG_LEVEL',
+      'LOG_FORMAT',
     ];
     for (const name of [...gatewayVariables, ...service]) {
       const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));

@@ -47,7 +47,7 @@ const rejection = (promise: Promise<unknown>): Promise<unknown> =>
     (error: unknown) => error,
   );
 
-describe('a binary that cannot be started is our failure: the error stays as it is, to become a 500', () => {
+describe('a binary that cannot be started: 503 engine_unavailable naming ffmpeg, the cause kept for the log', () => {
   it.each([
     ['missing', () => join(dir, 'missing', 'ffmpeg'), /ENOENT/],
     ['not executable', () => notExecutable, /EACCES/],
@@ -55,15 +55,23 @@ describe('a binary that cannot be started is our failure: the error stays as it 
     const { inspectMedia, runMediaJob } = await mediaModulesWith(pathOf());
     // The file is never read: the tool does not start.
     const input = { path: notExecutable, format: 'wav' as const, baseName: 'x' };
-    const probing = await rejection(inspectMedia(input, {}));
-    expect(probing).toMatchObject({ name: 'MediaToolError', tool: 'ffprobe', outcome: 'not-started' });
-    expect((probing as Error).message).toMatch(errno);
+    const probing = (await rejection(inspectMedia(input, {}))) as Error;
+    expect(probing).toMatchObject({ name: 'ApiError', code: 'engine_unavailable' });
+    expect(probing.message).toMatch(/^ffmpeg is not available on this server/);
+    expect(probing.message).not.toContain(dir);
+    expect(probing.cause).toMatchObject({ name: 'MediaToolError', tool: 'ffprobe', outcome: 'not-started' });
+    expect((probing.cause as Error).message).toMatch(errno);
 
     const job = { input: notExecutable, demuxer: 'wav', output: join(dir, 'out.mp3'), outputOptions: [] };
     // runMediaJob writes to the job's output and never asks the workspace for a file.
     const context = { workspace: new Workspace(), tier: 'free' as const, maxMediaSeconds: 120 };
-    const converting = await rejection(runMediaJob(job, context));
-    expect(converting).toMatchObject({ name: 'MediaToolError', tool: 'ffmpeg', outcome: 'not-started' });
-    expect((converting as Error).message).toMatch(errno);
+    const converting = (await rejection(runMediaJob(job, context))) as Error;
+    expect(converting).toMatchObject({ name: 'ApiError', code: 'engine_unavailable' });
+    expect(converting.cause).toMatchObject({
+      name: 'MediaToolError',
+      tool: 'ffmpeg',
+      outcome: 'not-started',
+    });
+    expect((converting.cause as Error).message).toMatch(errno);
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { statusOf } from '#shared/http/errors.ts';
 import {
   assertHttpUrl,
@@ -63,7 +63,7 @@ describe('resolveCheckedAddress', () => {
     );
     expect(literal.code).toBe('source_blocked_address');
     expect(literal.message).toBe(
-      'The address 127.0.0.1 is not public (loopback, private, link-local or reserved); only public addresses are fetched.',
+      'The address 127.0.0.1 is not public (loopback, private, link-local or reserved); only public addresses are fetched. On the local gateway, start it with SOURCE_ALLOW_PRIVATE=true to fetch from this machine or its network.',
     );
     const named = await failure(
       resolveCheckedAddress(url, {
@@ -72,7 +72,19 @@ describe('resolveCheckedAddress', () => {
       }),
     );
     expect(named.message).toBe(
-      'The host source.test resolves to an address that is not public (loopback, private, link-local or reserved); only public addresses are fetched.',
+      'The host source.test resolves to an address that is not public (loopback, private, link-local or reserved); only public addresses are fetched. On the local gateway, start it with SOURCE_ALLOW_PRIVATE=true to fetch from this machine or its network.',
     );
+  });
+
+  it('names SOURCE_ALLOW_PRIVATE only off Lambda, where it can be set', async () => {
+    vi.stubEnv('AWS_EXECUTION_ENV', 'AWS_Lambda_nodejs24.x');
+    try {
+      const refused = await failure(
+        resolveCheckedAddress(new URL('http://127.0.0.1/file'), { allowPrivate: false }),
+      );
+      expect(refused.message).not.toMatch(/SOURCE_ALLOW_PRIVATE/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

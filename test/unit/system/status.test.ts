@@ -2,7 +2,14 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineVersions, ffmpegVersion, parseFfmpegVersion } from '#functions/status/engines.ts';
+import {
+  engineVersions,
+  ffmpegVersion,
+  libreofficeVersion,
+  parseChromiumVersion,
+  parseFfmpegVersion,
+  parseOfficeVersion,
+} from '#functions/status/engines.ts';
 import { handler } from '#functions/status/handler.ts';
 import { statusView } from '#shared/routes/system.ts';
 import { tiers } from '#shared/tiers.ts';
@@ -33,6 +40,8 @@ describe('GET /status', () => {
       libvips: expect.stringMatching(/^\d+\.\d+\.\d+/),
       ffmpeg: expect.stringMatching(/\S/),
       pdfium: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      chromium: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      libreoffice: expect.stringMatching(/^\d+\.\d+\.\d+/),
       node: process.versions.node,
     });
   });
@@ -94,5 +103,20 @@ describe('the ffmpeg version', () => {
     expect(await ffmpegVersion(await fakeBinary('hangs', 'exec sleep 600'), 300)).toBeNull();
     // Only the 300 ms deadline can end a ten-minute sleep this side of 30 s, however slow the machine.
     expect(performance.now() - started).toBeLessThan(30_000);
+  });
+});
+
+describe('the LibreOffice and Chromium versions', () => {
+  it('reads them from what the binaries print', () => {
+    expect(parseOfficeVersion('LibreOffice 7.4.7.2 40(Build:2)\n')).toBe('7.4.7.2');
+    expect(parseChromiumVersion('Chromium 150.0.7871.100 built on Debian GNU/Linux 12 (bookworm)')).toBe(
+      '150.0.7871.100',
+    );
+    expect(parseChromiumVersion('HeadlessChrome/131.0.6778.204')).toBe('131.0.6778.204');
+    expect(parseOfficeVersion('something else')).toBeNull();
+  });
+
+  it('is null for a LibreOffice that is not there', async () => {
+    expect(await libreofficeVersion('/nonexistent/soffice')).toBeNull();
   });
 });
