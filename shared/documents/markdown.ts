@@ -1,4 +1,6 @@
 import MarkdownIt from 'markdown-it';
+import { maxTableColumns } from '#shared/documents/browser-limits.ts';
+import { ApiError } from '#shared/errors.ts';
 
 // CommonMark, plus GitHub-style tables; raw HTML is escaped and shown as text, never rendered.
 const markdown = new MarkdownIt('commonmark', { html: false }).enable('table');
@@ -23,7 +25,28 @@ const printStyle = `
   hr { border: 0; border-top: 1px solid #ccc; }
 `;
 
+type Token = ReturnType<typeof markdown.parse>[number];
+
+/** Refuses a table wider than maxTableColumns: its layout grows with every cell, its print is unreadable. */
+function checkTables(tokens: Token[]): void {
+  let cells = 0;
+  for (const token of tokens) {
+    if (token.type === 'tr_open') cells = 0;
+    else if (token.type === 'th_open' || token.type === 'td_open') cells += 1;
+    else if (token.type === 'tr_close' && cells > maxTableColumns) {
+      throw new ApiError(
+        'invalid_source_file',
+        `A table of the Markdown has ${cells} columns; a table may have at most ${maxTableColumns}.`,
+      );
+    }
+  }
+}
+
 /** The Markdown as a whole HTML document, ready to print. */
 export function markdownToHtml(text: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><style>${printStyle}</style></head><body>${markdown.render(text)}</body></html>`;
+  const env = {};
+  const tokens = markdown.parse(text, env);
+  checkTables(tokens);
+  const body = markdown.renderer.render(tokens, markdown.options, env);
+  return `<!doctype html><html><head><meta charset="utf-8"><style>${printStyle}</style></head><body>${body}</body></html>`;
 }
