@@ -422,51 +422,73 @@ describe('small inputs that would exhaust the browser', () => {
     const after = await pdfFrom(await post(open, '/html-to-pdf', { html: '<p>Small after</p>' }));
     expect(textOf(after)).toContain('Small after');
   }
+  /** Each of these renders a page the browser cannot finish, then a small one: minutes on a loaded machine. */
+  const heavy = 180_000;
   const memoryLimit = /1024 MiB of memory|within the \d+ s a page gets to print/;
 
-  it('a script that allocates 3 GB in typed arrays', async () => {
-    const html =
-      '<p>Allocating</p><script>const kept = [];' +
-      'try { for (let i = 0; i < 30; i += 1) kept.push(new Uint8Array(100e6).fill(1)); } catch {}</script>';
-    await expectBounded(await post(open, '/html-to-pdf', { html, javascript: true }), memoryLimit);
-  });
+  it(
+    'a script that allocates 3 GB in typed arrays',
+    async () => {
+      const html =
+        '<p>Allocating</p><script>const kept = [];' +
+        'try { for (let i = 0; i < 30; i += 1) kept.push(new Uint8Array(100e6).fill(1)); } catch {}</script>';
+      await expectBounded(await post(open, '/html-to-pdf', { html, javascript: true }), memoryLimit);
+    },
+    heavy,
+  );
 
-  it('a 64 KB data: PNG of 20000 × 20000 pixels, in HTML, a screenshot and Markdown', async () => {
-    const png = hugePng(20_000);
-    expect(png.length).toBeLessThan(128 * 1024);
-    const src = `data:image/png;base64,${png.toString('base64')}`;
-    const html = `<p>Huge image</p><img src="${src}">`;
-    await expectBounded(await post(open, '/html-to-pdf', { html }), memoryLimit);
-    await expectBounded(await post(open, '/web-screenshot', { html, fullPage: true }), memoryLimit);
-    await expectBounded(
-      await post(open, '/markdown-to-pdf', { markdown: `# Huge image\n\n![huge](${src})\n` }),
-      memoryLimit,
-    );
-  });
+  it(
+    'a 64 KB data: PNG of 20000 × 20000 pixels, in HTML, a screenshot and Markdown',
+    async () => {
+      const png = hugePng(20_000);
+      expect(png.length).toBeLessThan(128 * 1024);
+      const src = `data:image/png;base64,${png.toString('base64')}`;
+      const html = `<p>Huge image</p><img src="${src}">`;
+      await expectBounded(await post(open, '/html-to-pdf', { html }), memoryLimit);
+      await expectBounded(await post(open, '/web-screenshot', { html, fullPage: true }), memoryLimit);
+      await expectBounded(
+        await post(open, '/markdown-to-pdf', { markdown: `# Huge image\n\n![huge](${src})\n` }),
+        memoryLimit,
+      );
+    },
+    heavy,
+  );
 
-  it('150 000 forced page breaks', async () => {
-    const html = `<style>p { break-after: page; margin: 0 }</style>${'<p>x'.repeat(150_000)}`;
-    const response = await post(open, '/html-to-pdf', { html });
-    expect(response.status).toBe(400);
-    await expectBounded(response, /1000 pages/);
-  });
+  it(
+    '150 000 forced page breaks',
+    async () => {
+      const html = `<style>p { break-after: page; margin: 0 }</style>${'<p>x'.repeat(150_000)}`;
+      const response = await post(open, '/html-to-pdf', { html });
+      expect(response.status).toBe(400);
+      await expectBounded(response, /1000 pages/);
+    },
+    heavy,
+  );
 
-  it('a Markdown table of 20 000 columns', async () => {
-    const row = (cell: string) => `${`|${cell}`.repeat(20_000)}|\n`;
-    const markdown = row('a') + row('-') + row('b').repeat(19);
-    const response = await post(open, '/markdown-to-pdf', { markdown });
-    expect(response.status).toBe(400);
-    await expectBounded(response, /20000 columns; a table may have at most 100/);
-  });
+  it(
+    'a Markdown table of 20 000 columns',
+    async () => {
+      const row = (cell: string) => `${`|${cell}`.repeat(20_000)}|\n`;
+      const markdown = row('a') + row('-') + row('b').repeat(19);
+      const response = await post(open, '/markdown-to-pdf', { markdown });
+      expect(response.status).toBe(400);
+      await expectBounded(response, /20000 columns; a table may have at most 100/);
+    },
+    heavy,
+  );
 
-  it('a 48 MB Markdown file by sourceUrl', async () => {
-    const sourceUrl = sources.serve(
-      '/big/notes.md',
-      Buffer.alloc(48 * 1024 * 1024, 'word '),
-      'text/markdown',
-    );
-    const response = await post(open, '/markdown-to-pdf', { sourceUrl });
-    expect(response.status).toBe(413);
-    await expectBounded(response, /a Markdown file may hold at most 1 MiB/);
-  });
+  it(
+    'a 48 MB Markdown file by sourceUrl',
+    async () => {
+      const sourceUrl = sources.serve(
+        '/big/notes.md',
+        Buffer.alloc(48 * 1024 * 1024, 'word '),
+        'text/markdown',
+      );
+      const response = await post(open, '/markdown-to-pdf', { sourceUrl });
+      expect(response.status).toBe(413);
+      await expectBounded(response, /a Markdown file may hold at most 1 MiB/);
+    },
+    heavy,
+  );
 });
