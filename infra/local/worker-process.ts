@@ -6,10 +6,10 @@ import type { Readable } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { writeLogLines } from '#shared/log.ts';
+import { processTree, residentBytes } from '#shared/process-tree.ts';
 import { allocatorEnvironment } from '#shared/routes/sizing.ts';
 import { FrameReader, FrameType } from './frames.ts';
 import type { InvokeResult } from './invoke.ts';
-import { processTree, residentBytes } from './process-tree.ts';
 import type { Invocation } from './worker.ts';
 
 const workerFile = fileURLToPath(new URL('./worker.ts', import.meta.url));

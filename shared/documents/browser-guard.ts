@@ -5,7 +5,7 @@ import type { HostLookup } from '#shared/source/address.ts';
 import { openPinnedRequest } from '#shared/source/pinned-request.ts';
 
 export interface GuardOptions {
-  /** Bytes the page may fetch in all, its own document included: the tier's source size. */
+  /** Bytes the page may fetch in all, its own document included, counted as they arrive. */
   maxBytes: number;
   allowPrivate: boolean;
   /** Ends every fetch still running when the render ends. */
@@ -35,12 +35,22 @@ function pageHeaders(response: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-async function readCapped(response: IncomingMessage, room: number): Promise<Buffer | undefined> {
+/**
+ * Reads a body, counting each chunk against the page's budget as it arrives, so that responses read
+ * side by side share one budget. Undefined once the budget is spent, by this body or another.
+ */
+async function readCounted(
+  response: IncomingMessage,
+  tally: GuardTally,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
-  let size = 0;
   for await (const chunk of response as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > room) return undefined;
+    if (tally.bytes + chunk.length > maxBytes) {
+      tally.bytes = maxBytes;
+      return undefined;
+    }
+    tally.bytes += chunk.length;
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
@@ -51,7 +61,8 @@ async function readCapped(response: IncomingMessage, room: number): Promise<Buff
  * public addresses are fetched by the service itself (resolved once, connected to that address,
  * no redirects) and their bytes handed to the page; everything else (file:, chrome:, ws:, other
  * schemes and methods, a second top-level navigation, anything past the page's budget) is aborted,
- * and the page renders without it.
+ * and the page renders without it. The bytes of every response count against `maxBytes` as they
+ * arrive: once it is spent, every fetch still reading and every later one is refused.
  */
 export async function guardPage(page: Page, options: GuardOptions): Promise<GuardTally> {
   const tally: GuardTally = { fetched: 0, bytes: options.document?.body.length ?? 0, blocked: 0 };
@@ -63,7 +74,7 @@ export async function guardPage(page: Page, options: GuardOptions): Promise<Guar
   };
 
   const fetchFor = async (request: HTTPRequest, url: URL): Promise<void> => {
-    if (tally.fetched >= maxSubresources) return block(request);
+    if (tally.fetched >= maxSubresources || tally.bytes >= options.maxBytes) return block(request);
     tally.fetched += 1;
     let response: IncomingMessage | undefined;
     try {
@@ -79,9 +90,8 @@ export async function guardPage(page: Page, options: GuardOptions): Promise<Guar
       });
       const status = response.statusCode ?? 0;
       if (status >= 300 && status < 400) return block(request);
-      const body = await readCapped(response, options.maxBytes - tally.bytes);
+      const body = await readCounted(response, tally, options.maxBytes);
       if (body === undefined) return block(request);
-      tally.bytes += body.length;
       await request.respond({ status, headers: pageHeaders(response), body });
     } catch {
       // A blocked address, a refused connection or the render's end: the page goes on without it.
@@ -100,8 +110,13 @@ export async function guardPage(page: Page, options: GuardOptions): Promise<Guar
       documentServed = true;
       return request.respond({ status: 200, contentType: document.contentType, body: document.body });
     }
-    // The page stays the page it was asked for: no script, refresh or form takes it elsewhere.
-    if (topLevel) return block(request);
+    // The page stays the page it was asked for: no script, refresh or form takes it elsewhere. A
+    // navigation answered 204 No Content is dropped and the page stays as it stood; aborted, the
+    // browser would show its error page instead.
+    if (topLevel) {
+      tally.blocked += 1;
+      return request.respond({ status: 204, body: '' });
+    }
     let url: URL;
     try {
       url = new URL(raw);

@@ -1,10 +1,15 @@
 import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { maxProcessDataBytes } from '#shared/documents/browser-limits.ts';
 import { documentsConfig } from '#shared/documents/config.ts';
 import { engineUnavailable } from '#shared/engines.ts';
 import { log } from '#shared/log.ts';
+import { killAll, processTree } from '#shared/process-tree.ts';
 
 /**
  * Flags of the packed Chromium that this service leaves out. `--single-process` crashes as soon as
@@ -48,6 +53,9 @@ export function browserArgs(proxyPort: number): string[] {
     '--disable-component-update',
     '--disable-sync',
     '--no-first-run',
+    // WebRTC sends UDP (STUN, TURN) past the proxy and past request interception: with this policy it
+    // sends nothing that does not go through the proxy, and the proxy is dead.
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
     // Chromium sends loopback past any proxy unless told not to: `<-loopback>` takes that rule away.
     `--proxy-server=http://127.0.0.1:${proxyPort}`,
     '--proxy-bypass-list=<-loopback>',
@@ -83,9 +91,27 @@ async function chromiumExecutable(): Promise<string> {
     .catch((error: unknown) => Promise.reject(engineUnavailable('chromium', error)));
 }
 
+/**
+ * A launcher that starts the browser with a data limit (`ulimit -d`) on each of its processes: a
+ * script or a layout that asks for more private memory is refused it (a script gets a RangeError, a
+ * renderer that cannot go on ends), instead of the function running out of memory. Address space
+ * the browser only reserves is not counted, so the limit does not get in its way.
+ */
+async function limitedLauncher(executable: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'browser-'));
+  const path = join(dir, 'chromium');
+  const kib = Math.floor(maxProcessDataBytes / 1024);
+  await writeFile(
+    path,
+    `#!/bin/sh\nulimit -d ${kib} || exit 1\nexec '${executable.replaceAll("'", "'\\''")}' "$@"\n`,
+  );
+  await chmod(path, 0o700);
+  return path;
+}
+
 async function launchBrowser(): Promise<Browser> {
   const started = Date.now();
-  const executablePath = await chromiumExecutable();
+  const executablePath = await limitedLauncher(await chromiumExecutable());
   const proxy = await startDeadProxy();
   const browser = await puppeteer.launch({
     executablePath,
@@ -135,7 +161,10 @@ export async function discardBrowser(): Promise<void> {
   current = undefined;
   const browser = await launching?.catch(() => undefined);
   if (browser === undefined) return;
-  const child = browser.process();
+  const root = browser.process()?.pid;
+  // Read before closing: once the browser has exited, its children are no longer found under it.
+  const processes = root === undefined ? [] : processTree(root);
   await Promise.race([browser.close(), new Promise((resolve) => setTimeout(resolve, 2000))]).catch(() => {});
-  if (child !== null && child.exitCode === null) child.kill('SIGKILL');
+  // Whatever of it is still running (a renderer busy in a page) is killed, so its memory is free.
+  killAll(processes);
 }

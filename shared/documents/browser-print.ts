@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
+import { PDFDocument } from 'pdf-lib';
 import type { Page, PDFOptions } from 'puppeteer-core';
+import { maxPrintPages } from '#shared/documents/browser-limits.ts';
 import { namedPageSizes, type PageOptions } from '#shared/documents/schemas.ts';
 import { ApiError } from '#shared/errors.ts';
 
@@ -45,7 +48,17 @@ export function pdfOptions(options: PageOptions): PDFOptions {
   };
 }
 
-/** Prints the loaded page to a PDF file at `path`. */
+/**
+ * Prints the loaded page to a PDF file at `path`: at most maxPrintPages pages, else 400 naming the
+ * limit. One page past it is printed, to tell a document of exactly the limit from a longer one.
+ */
 export async function printPdf(page: Page, options: PageOptions, path: string): Promise<void> {
-  await page.pdf({ ...pdfOptions(options), path, timeout: 0 });
+  await page.pdf({ ...pdfOptions(options), pageRanges: `1-${maxPrintPages + 1}`, path, timeout: 0 });
+  const printed = await PDFDocument.load(await readFile(path), { updateMetadata: false });
+  if (printed.getPageCount() > maxPrintPages) {
+    throw new ApiError(
+      'invalid_source_file',
+      `The document runs to more than ${maxPrintPages} pages; one request prints at most ${maxPrintPages}.`,
+    );
+  }
 }

@@ -1,5 +1,10 @@
 import { config } from '#shared/config.ts';
-import { type ScreenshotFormat, screenshotTypes } from '#shared/documents/browser-limits.ts';
+import {
+  maxMarkdownBytes,
+  maxPageBytes,
+  type ScreenshotFormat,
+  screenshotTypes,
+} from '#shared/documents/browser-limits.ts';
 import { printPdf } from '#shared/documents/browser-print.ts';
 import { type PageContent, type RenderOptions, withRenderedPage } from '#shared/documents/browser-render.ts';
 import { capturePage } from '#shared/documents/browser-screenshot.ts';
@@ -22,7 +27,7 @@ type Render = Pick<RenderOptions, 'content' | 'javascript' | 'waitFor' | 'viewpo
 function renderOptions<Body>(request: CallInput<Body>, render: Render): RenderOptions {
   return {
     ...render,
-    maxBytes: request.limits.maxSourceBytes,
+    maxBytes: Math.min(request.limits.maxSourceBytes, maxPageBytes),
     allowPrivate: config.SOURCE_ALLOW_PRIVATE,
     signal: request.signal,
     deadline: request.deadline,
@@ -60,7 +65,10 @@ export async function markdownToPdf(request: CallInput<MarkdownToPdfBody>): Prom
   let text = body.markdown ?? '';
   let baseName = 'document';
   if (body.sourceUrl !== undefined) {
-    const fetched = await downloadText(body.sourceUrl, 'sourceUrl', request);
+    const fetched = await downloadText(body.sourceUrl, 'sourceUrl', request, {
+      maxBytes: maxMarkdownBytes,
+      what: 'a Markdown file',
+    });
     text = decodeUtf8(fetched.body, 'sourceUrl');
     baseName = fetched.baseName;
   }

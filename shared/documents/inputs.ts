@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { inMiB, maxHtmlBytes } from '#shared/documents/browser-limits.ts';
 import type { PageContent } from '#shared/documents/browser-render.ts';
 import { ApiError } from '#shared/errors.ts';
 import type { CallInput } from '#shared/http/stack.ts';
@@ -13,16 +14,34 @@ export interface FetchedText {
   baseName: string;
 }
 
+/** The most a downloaded document may hold, and what it is called in the refusal. */
+export interface DocumentLimit {
+  maxBytes: number;
+  what: string;
+}
+
 /**
  * Downloads a page or text file under the source rules (the field named in its errors), and
- * refuses it when its bytes are a format of another kind (an image, a PDF, audio or video).
+ * refuses it when its bytes are a format of another kind (an image, a PDF, audio or video), or
+ * once they pass the document's own limit (413, whatever the tier allows).
  */
 export async function downloadText(
   rawUrl: string,
   field: string,
   request: RequestContext,
+  limit: DocumentLimit,
 ): Promise<FetchedText> {
+  let size = 0;
   const source = await downloadSource(rawUrl, {
+    onChunk: (chunk) => {
+      size += chunk.length;
+      if (size > limit.maxBytes) {
+        throw new ApiError(
+          'source_too_large',
+          `${field}: ${limit.what} may hold at most ${inMiB(limit.maxBytes)}; this one holds more.`,
+        );
+      }
+    },
     workspace: request.workspace,
     maxBytes: request.limits.maxSourceBytes,
     tier: request.caller.tier,
@@ -50,7 +69,10 @@ export async function webPage(
   content: PageContent;
   baseName: string;
 }> {
-  const { body, baseName } = await downloadText(rawUrl, field, request);
+  const { body, baseName } = await downloadText(rawUrl, field, request, {
+    maxBytes: maxHtmlBytes,
+    what: 'an HTML page',
+  });
   // The URL as the browser will ask for it (normalised), so the guard recognises its own document.
   const url = new URL(rawUrl).href;
   return { content: { kind: 'document', url, body, contentType: htmlTypeOf(body) }, baseName };

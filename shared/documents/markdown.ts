@@ -1,4 +1,6 @@
 import MarkdownIt from 'markdown-it';
+import { maxTableColumns } from '#shared/documents/browser-limits.ts';
+import { ApiError } from '#shared/errors.ts';
 
 // CommonMark, plus GitHub-style tables; raw HTML is escaped and shown as text, never rendered.
 const markdown = new MarkdownIt('commonmark', { html: false }).enable('table');
@@ -23,7 +25,33 @@ const printStyle = `
   hr { border: 0; border-top: 1px solid #ccc; }
 `;
 
+/**
+ * The columns of a line that is a table's delimiter row (`|---|:-:|`: only pipes, dashes, colons and
+ * spaces), else 0. A table has the columns of its delimiter row: a wider row is cut to them.
+ */
+function delimiterColumns(line: string): number {
+  if (!/^[|:\- \t\r]+$/.test(line) || !line.includes('-') || !line.includes('|')) return 0;
+  return line.split('|').filter((cell) => cell.trim() !== '').length;
+}
+
+/**
+ * Refuses a table wider than maxTableColumns, before parsing: markdown-it spends seconds on the
+ * cells of a table 20 000 columns wide, and the browser's layout far longer.
+ */
+function checkTables(text: string): void {
+  for (const line of text.split('\n')) {
+    const columns = delimiterColumns(line);
+    if (columns > maxTableColumns) {
+      throw new ApiError(
+        'invalid_source_file',
+        `A table of the Markdown has ${columns} columns; a table may have at most ${maxTableColumns}.`,
+      );
+    }
+  }
+}
+
 /** The Markdown as a whole HTML document, ready to print. */
 export function markdownToHtml(text: string): string {
+  checkTables(text);
   return `<!doctype html><html><head><meta charset="utf-8"><style>${printStyle}</style></head><body>${markdown.render(text)}</body></html>`;
 }

@@ -1,4 +1,15 @@
-import { maxCaptureHeight, maxSubresources, screenshotTypes } from '#shared/documents/browser-limits.ts';
+import {
+  inMiB,
+  maxBrowserBytes,
+  maxCaptureHeight,
+  maxHtmlBytes,
+  maxMarkdownBytes,
+  maxPageBytes,
+  maxPrintPages,
+  maxSubresources,
+  maxTableColumns,
+  screenshotTypes,
+} from '#shared/documents/browser-limits.ts';
 import {
   htmlToPdfBody,
   markdownToPdfBody,
@@ -16,11 +27,15 @@ const pageRules =
   'The page is rendered by Chromium in a private context of its own. Every request it makes (images, ' +
   'styles, fonts, frames, scripts, fetches) follows the source rules: http(s) only, public addresses only, ' +
   'each host resolved once and connected to that address, no redirects; `data:` content stays inline; ' +
-  '`file:` and every other scheme, websockets and anything a worker would fetch go nowhere. A subresource ' +
-  `that is refused is left out and the page still renders. At most ${maxSubresources} subresources and the ` +
-  'tier’s source size in all are fetched. The page gets 30 s to load; one still loading then is printed as ' +
-  'it stands, and one that cannot be printed at all (a script that never yields) answers 504 ' +
-  '`render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and ' +
+  '`file:` and every other scheme, websockets, WebRTC and anything a worker would fetch go nowhere. A ' +
+  'subresource that is refused is left out and the page still renders; a navigation of the page itself (a ' +
+  'script, a form, a refresh) is refused and the page printed as it stood. At most ' +
+  `${maxSubresources} subresources are fetched, and at most the tier’s source size or ${inMiB(maxPageBytes)}, ` +
+  'whichever is smaller, in all (the page’s own document included); past it the page renders without the ' +
+  `rest. The browser may use ${inMiB(maxBrowserBytes)} of memory: a page that needs more answers 400 ` +
+  '`invalid_source_file`. The page gets 30 s to load; one still loading then is printed as it stands. ' +
+  'Printing or capturing has 20 s: a page without scripts that takes longer answers 400 ' +
+  '`invalid_source_file`, one with scripts (a script that never yields) 504 `render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and ' +
   'Noto for Latin, Greek and Cyrillic, Noto CJK for Chinese, Japanese and Korean; the fonts used are ' +
   'embedded in the PDF.';
 
@@ -28,12 +43,14 @@ const pageOptionRules =
   'Page options: `pageSize` (a4 default, letter, legal, a3, a5, or `{width, height}` in points), ' +
   '`landscape`, `margin` in points on every side (default 36; a margin that leaves less than half an inch ' +
   'answers 400 `validation_failed`), `printBackground` (default true), `scale` 0.1–2. The page’s own CSS ' +
-  '`@page` size does not override `pageSize`.';
+  `\`@page\` size does not override \`pageSize\`. A PDF has at most ${maxPrintPages} pages: a longer ` +
+  'document answers 400 `invalid_source_file`.';
 
 const urlRule =
   'The page itself is downloaded under the source rules as a source is: a `url` at a loopback, private or ' +
   'reserved address answers 400 `source_blocked_address`, a redirect 400 `source_redirect`; bytes that are ' +
-  'an image, a PDF, audio or video answer 400 `unsupported_input_format`.';
+  `an image, a PDF, audio or video answer 400 \`unsupported_input_format\`; a page of more than ${inMiB(maxHtmlBytes)} ` +
+  'answers 413 `source_too_large`.';
 
 export const htmlToPdfRoute = defineRoute({
   method: 'POST',
@@ -47,8 +64,8 @@ export const htmlToPdfRoute = defineRoute({
   tag: 'Documents',
   summary: 'Print an HTML document to PDF',
   description:
-    'Give exactly one of `html` (the document itself, at most 1 MiB) and `sourceUrl` (an HTML file, whose ' +
-    `relative links resolve against its URL). ${pageRules} ${pageOptionRules} Scripts run only with ` +
+    'Give exactly one of `html` (the document itself, at most 1 MiB) and `sourceUrl` (an HTML file of at ' +
+    `most ${inMiB(maxHtmlBytes)}, whose relative links resolve against its URL). ${pageRules} ${pageOptionRules} Scripts run only with ` +
     '`javascript: true`. The file is named `document.pdf`, or after the source: `<name>.pdf`.',
   body: htmlToPdfBody,
   produces: [PDF_TYPE],
@@ -110,8 +127,10 @@ export const markdownToPdfRoute = defineRoute({
   tag: 'Documents',
   summary: 'Typeset Markdown as PDF',
   description:
-    'Give exactly one of `markdown` (at most 1 MiB) and `sourceUrl` (a Markdown file in UTF-8; other bytes ' +
-    'answer 400 `invalid_source_file`). CommonMark with tables, set in a plain print style; raw HTML in the ' +
+    `Give exactly one of \`markdown\` (at most ${inMiB(maxMarkdownBytes)}) and \`sourceUrl\` (a Markdown file in ` +
+    `UTF-8 of at most ${inMiB(maxMarkdownBytes)}: a larger one answers 413 \`source_too_large\`, other bytes 400 ` +
+    `\`invalid_source_file\`). CommonMark with tables of at most ${maxTableColumns} columns (a wider one ` +
+    'answers 400 `invalid_source_file`), set in a plain print style; raw HTML in the ' +
     'Markdown is shown as text, never rendered, and no script runs. Images it links are fetched under the ' +
     `page rules. ${pageRules} ${pageOptionRules} The file is named \`document.pdf\`, or after the source.`,
   body: markdownToPdfBody,

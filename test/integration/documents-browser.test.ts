@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import type { ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -27,6 +30,11 @@ const hung: ServerResponse[] = [];
 let open: RunningGateway;
 let strict: RunningGateway;
 const key = { 'x-api-key': 'documents-key' };
+/** A UDP and a TCP listener on one loopback port: each datagram or connection is a packet that left a page. */
+const udp = createSocket('udp4');
+let tcp: Server;
+let listenerPort = 0;
+const reached = { datagrams: 0, connections: 0 };
 
 const bodyOf = async (response: Response) => Buffer.from(await response.arrayBuffer());
 const post = (gateway: RunningGateway, path: string, body: unknown) =>
@@ -42,8 +50,22 @@ async function pdfFrom(response: Response): Promise<Buffer> {
 /** Text as pdftotext reads it, with line breaks and runs of spaces folded. */
 const textOf = (pdf: Buffer) => poppler('pdftotext', pdf).replace(/\s+/g, ' ');
 
+async function startListeners(): Promise<void> {
+  udp.on('message', () => {
+    reached.datagrams += 1;
+  });
+  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+  listenerPort = udp.address().port;
+  tcp = createServer((socket) => {
+    reached.connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => tcp.listen(listenerPort, '127.0.0.1', resolve));
+}
+
 beforeAll(async () => {
   const chromiumPath = browserLayers();
+  await startListeners();
   await sources.start();
   await target.start();
   target.route('/', (request, response) => {
@@ -82,6 +104,8 @@ afterAll(async () => {
   for (const response of hung) response.destroy();
   await Promise.all([open?.stop(), strict?.stop()]);
   await Promise.all([sources.stop(), target.stop()]);
+  udp.close();
+  tcp?.close();
 });
 
 describe('/html-to-pdf and /url-to-pdf', () => {
@@ -286,4 +310,187 @@ describe('the request guard', () => {
     const neither = await post(strict, '/markdown-to-pdf', {});
     expect(neither.status).toBe(400);
   });
+});
+
+describe('WebRTC', () => {
+  /** A page that asks a STUN server and TURN servers (over UDP and TCP) on the listeners' port. */
+  const peerPage = (port: number, extra = '') => `<p>Peer page</p>${extra}<script>
+  const peer = new RTCPeerConnection({ iceServers: [
+    { urls: 'stun:127.0.0.1:${port}' },
+    { urls: ['turn:127.0.0.1:${port}?transport=udp', 'turn:127.0.0.1:${port}?transport=tcp'],
+      username: 'user', credential: 'secret' },
+  ] });
+  peer.createDataChannel('leak');
+  peer.createOffer().then((offer) => peer.setLocalDescription(offer));
+</script>`;
+
+  it('sends no packet, UDP or TCP, to a listener on loopback from any route', async () => {
+    reached.datagrams = 0;
+    reached.connections = 0;
+    const html = peerPage(listenerPort);
+    // Under the production rule, as the red team found it: printed as soon as it has loaded.
+    await pdfFrom(await post(strict, '/html-to-pdf', { html, javascript: true }));
+    const shot = await post(strict, '/web-screenshot', { html, javascript: true });
+    expect(shot.status).toBe(200);
+    // A page that keeps loading for the whole load budget gives the peer connection all its time;
+    // here even loopback sources are allowed, and still no packet of WebRTC may leave.
+    sources.route('/slow/peer.png', (_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'image/png' });
+      hung.push(response);
+    });
+    const slow = peerPage(listenerPort, `<img src="${sources.url('/slow/peer.png')}">`);
+    const pdf = await pdfFrom(await post(open, '/html-to-pdf', { html: slow, javascript: true }));
+    expect(textOf(pdf)).toContain('Peer page');
+    const url = sources.serve('/peer/page.html', html, 'text/html');
+    await pdfFrom(await post(open, '/url-to-pdf', { url, javascript: true }));
+    expect(reached).toEqual({ datagrams: 0, connections: 0 });
+  }, 180_000);
+});
+
+describe('a page that navigates away', () => {
+  it('is kept where it was and printed as it stood, the navigation refused', async () => {
+    hits.length = 0;
+    const away = target.url('/');
+    const pages = [
+      { html: `<p>Stays here</p><script>location.href = '${away}';</script>`, javascript: true },
+      {
+        html: `<form id="f" method="post" action="${away}"><p>Stays here</p></form><script>document.getElementById('f').submit();</script>`,
+        javascript: true,
+      },
+      { html: `<meta http-equiv="refresh" content="0; url=${away}"><p>Stays here</p>` },
+    ];
+    for (const page of pages) {
+      const pdf = await pdfFrom(await post(strict, '/html-to-pdf', page));
+      expect(textOf(pdf), page.html).toContain('Stays here');
+    }
+    expect(hits).toEqual([]);
+  });
+});
+
+describe('the page budget', () => {
+  it('counts every response of a page, read side by side, against one budget: the tier’s source size', async () => {
+    let served = 0;
+    const chunk = Buffer.alloc(64 * 1024, 7);
+    const images: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const url = sources.route(`/endless/${index}.png`, (_request, response) => {
+        response.writeHead(200, { 'Content-Type': 'image/png' });
+        const pump = () => {
+          while (!response.destroyed) {
+            served += chunk.length;
+            if (!response.write(chunk)) {
+              response.once('drain', pump);
+              return;
+            }
+          }
+        };
+        pump();
+      });
+      images.push(`<img src="${url}">`);
+    }
+    // Without a key: the free tier, whose source size (20 MB) is the page's budget. Each image
+    // alone stays under it; the three together pass it.
+    const html = `<p>Endless</p>${images.join('')}`;
+    const pdf = await pdfFrom(await postJson(`${open.url}/html-to-pdf`, { html }));
+    expect(textOf(pdf)).toContain('Endless');
+    // What the sockets' buffers held when the budget was spent is counted as served, too.
+    expect(served, `${served} bytes served`).toBeLessThan(20_000_000 + 3 * 4 * 1024 * 1024);
+  });
+});
+
+/** A PNG of side × side pixels, one bit each, made by python3's zlib: tens of kilobytes. */
+function hugePng(side: number): Buffer {
+  const script = `
+import struct, sys, zlib
+side = ${side}
+row = b'\\x00' * (1 + (side + 7) // 8)
+def chunk(kind, data):
+    return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data) & 0xffffffff)
+header = struct.pack('>IIBBBBB', side, side, 1, 0, 0, 0, 0)
+sys.stdout.buffer.write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', header) + chunk(b'IDAT', zlib.compress(row * side, 9)) + chunk(b'IEND', b''))
+`;
+  return execFileSync('python3', ['-c', script], { maxBuffer: 64 * 1024 * 1024 });
+}
+
+describe('small inputs that would exhaust the browser', () => {
+  /** A 4xx naming one of the limits, or a 200; never a 5xx. Then a small page prints as usual. */
+  async function expectBounded(response: Response, limit: RegExp): Promise<void> {
+    const body = await bodyOf(response);
+    if (response.status !== 200) {
+      expect(response.status, body.toString('utf8', 0, 300)).toBeGreaterThanOrEqual(400);
+      expect(response.status, body.toString('utf8', 0, 300)).toBeLessThan(500);
+      expect(JSON.parse(body.toString()).message).toMatch(limit);
+    }
+    const after = await pdfFrom(await post(open, '/html-to-pdf', { html: '<p>Small after</p>' }));
+    expect(textOf(after)).toContain('Small after');
+  }
+  /** Each of these renders a page the browser cannot finish, then a small one: minutes on a loaded machine. */
+  const heavy = 180_000;
+  const memoryLimit = /1024 MiB of memory|within the \d+ s a page gets to print/;
+
+  it(
+    'a script that allocates 3 GB in typed arrays',
+    async () => {
+      const html =
+        '<p>Allocating</p><script>const kept = [];' +
+        'try { for (let i = 0; i < 30; i += 1) kept.push(new Uint8Array(100e6).fill(1)); } catch {}</script>';
+      await expectBounded(await post(open, '/html-to-pdf', { html, javascript: true }), memoryLimit);
+    },
+    heavy,
+  );
+
+  it(
+    'a 64 KB data: PNG of 20000 × 20000 pixels, in HTML, a screenshot and Markdown',
+    async () => {
+      const png = hugePng(20_000);
+      expect(png.length).toBeLessThan(128 * 1024);
+      const src = `data:image/png;base64,${png.toString('base64')}`;
+      const html = `<p>Huge image</p><img src="${src}">`;
+      await expectBounded(await post(open, '/html-to-pdf', { html }), memoryLimit);
+      await expectBounded(await post(open, '/web-screenshot', { html, fullPage: true }), memoryLimit);
+      await expectBounded(
+        await post(open, '/markdown-to-pdf', { markdown: `# Huge image\n\n![huge](${src})\n` }),
+        memoryLimit,
+      );
+    },
+    heavy,
+  );
+
+  it(
+    '150 000 forced page breaks',
+    async () => {
+      const html = `<style>p { break-after: page; margin: 0 }</style>${'<p>x'.repeat(150_000)}`;
+      const response = await post(open, '/html-to-pdf', { html });
+      expect(response.status).toBe(400);
+      await expectBounded(response, /1000 pages/);
+    },
+    heavy,
+  );
+
+  it(
+    'a Markdown table of 20 000 columns',
+    async () => {
+      const row = (cell: string) => `${`|${cell}`.repeat(20_000)}|\n`;
+      const markdown = row('a') + row('-') + row('b').repeat(19);
+      const response = await post(open, '/markdown-to-pdf', { markdown });
+      expect(response.status).toBe(400);
+      await expectBounded(response, /20000 columns; a table may have at most 100/);
+    },
+    heavy,
+  );
+
+  it(
+    'a 48 MB Markdown file by sourceUrl',
+    async () => {
+      const sourceUrl = sources.serve(
+        '/big/notes.md',
+        Buffer.alloc(48 * 1024 * 1024, 'word '),
+        'text/markdown',
+      );
+      const response = await post(open, '/markdown-to-pdf', { sourceUrl });
+      expect(response.status).toBe(413);
+      await expectBounded(response, /a Markdown file may hold at most 1 MiB/);
+    },
+    heavy,
+  );
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { processTree } from '../../infra/local/process-tree.ts';
+import { processTree } from '#shared/process-tree.ts';
 
 /** The processes a process started, and theirs, read from /proc (Linux). */
 export const descendants = (pid: number = process.pid): number[] => processTree(pid).slice(1);

@@ -117,4 +117,19 @@ describe('Markdown', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toMatch(/<img/);
   });
+
+  it('refuses a table wider than 100 columns, before parsing it, CRLF lines included', () => {
+    const table = (columns: number, end = '\n') =>
+      `${'| h '.repeat(columns)}|${end}${'|---'.repeat(columns)}|${end}${'| c '.repeat(columns)}|${end}`;
+    expect(markdownToHtml(table(100))).toContain('<table>');
+    expect(() => markdownToHtml(table(101))).toThrow(/101 columns; a table may have at most 100/);
+    expect(() => markdownToHtml(table(101, '\r\n'))).toThrow(/at most 100/);
+    expect(markdownToHtml('---\n\n- - -\n')).toMatch(/<hr\b/);
+  });
+});
+
+describe('browser flags', () => {
+  it('hold WebRTC to the proxy, which is dead', () => {
+    expect(browserArgs(9)).toContain('--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
+  });
 });

@@ -27,3 +27,14 @@ export function residentBytes(pid: number): number {
     return 0;
   }
 }
+
+/** Kills the processes given at once (SIGKILL); those already gone are skipped. */
+export function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
