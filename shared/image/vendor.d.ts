@@ -41,3 +41,9 @@ declare module 'imagetracerjs' {
   const tracer: ImageTracer;
   export default tracer;
 }
+
+declare module 'color-name' {
+  /** The CSS named colours (lower case) and their RGB values; what the `color` package reads. */
+  const names: Record<string, [number, number, number]>;
+  export default names;
+}
