@@ -25,12 +25,66 @@ export const isDocsAsset = (name: string | undefined): name is DocsAsset =>
 const startScript = `(() => {
   const base = new URL(window.location.pathname.endsWith('/') ? '..' : '.', window.location.href); // /docs or /docs/
   const here = { url: base.href.replace(/\\/$/, ''), description: 'This deployment (where this page is served)' };
+  // Served on loopback (npm start), the examples point at the files of npm run samples instead of
+  // public hosts, which a local gateway may not reach (and refuses unless SOURCE_ALLOW_PRIVATE).
+  const loopback = /^(127(\\.[0-9]+){3}|localhost|\\[::1\\])$/.test(window.location.hostname);
+  const samples = 'http://' + window.location.hostname + ':3001/';
+  const sampleFiles = [
+    [/\\.(jpe?g|png|gif)$/i, 'photo.jpg'],
+    [/dummy\\.pdf$/i, 'annex.pdf'],
+    [/\\.pdf$/i, 'paper.pdf'],
+    [/\\.(mp4|mp3)$/i, 'clip.mp4'],
+    [/\\.docx$/i, 'report.docx'],
+  ];
+  const sampleOf = (value) => {
+    if (!loopback || typeof value !== 'string' || !value.startsWith('https://')) return value;
+    const found = sampleFiles.find(([pattern]) => pattern.test(value));
+    return found ? samples + found[1] : value;
+  };
+  const withLocalSamples = (spec) => JSON.parse(JSON.stringify(spec, (_key, value) => sampleOf(value)));
+  // A file answer is offered first as */*: "Try it out" and its curl then accept whatever file the
+  // request asks for (not the first type of the list), and the example says it is a file.
+  const isFile = (media) => media?.schema?.format === 'binary';
+  const fileExample = (types) =>
+    'The file itself (' + types.join(', ') + '). "Try it out" shows it and offers it for download.';
+  const withFileAnswers = (spec) => {
+    for (const item of Object.values(spec.paths ?? {})) {
+      for (const operation of Object.values(item ?? {})) {
+        const ok = operation?.responses?.['200'];
+        const types = Object.keys(ok?.content ?? {});
+        if (!types.length || !types.every((type) => isFile(ok.content[type]))) continue;
+        const example = fileExample(types);
+        const content = { '*/*': { schema: ok.content[types[0]].schema, example } };
+        for (const type of types) content[type] = { ...ok.content[type], example: fileExample([type]) };
+        operation.responses['200'] = { ...ok, content };
+      }
+    }
+    return spec;
+  };
+  // The operations come first: the conventions (info.description) are folded, one click away.
+  const withConventionsFolded = (spec) => ({
+    ...spec,
+    info: {
+      ...spec.info,
+      description:
+        '<details class="api-conventions"><summary>Conventions: errors, limits, sources, async jobs</summary>\\n\\n' +
+        (spec.info?.description ?? '') +
+        '\\n\\n</details>',
+    },
+  });
   const thisDeploymentFirst = () => ({
     statePlugins: {
       spec: {
         wrapActions: {
           updateJsonSpec: (original) => (spec) =>
-            original({ ...spec, servers: [here, ...(spec.servers ?? []).filter((server) => server.url !== here.url)] }),
+            original(
+              withFileAnswers(
+                withLocalSamples({
+                  ...withConventionsFolded(spec),
+                  servers: [here, ...(spec.servers ?? []).filter((server) => server.url !== here.url)],
+                }),
+              ),
+            ),
         },
       },
     },

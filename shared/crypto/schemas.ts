@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { hmacAlgorithms, passwordHashAlgorithms, randomEncodings } from '#shared/crypto/limits.ts';
+import { exactlyOneOf, never } from '#shared/schema-rules.ts';
+import { httpUrlField } from '#shared/source/url-schema.ts';
 import { digestEncodings, hashAlgorithms } from '#shared/text/limits.ts';
 import { unicodeText } from '#shared/text/schemas.ts';
 
@@ -72,7 +74,8 @@ export const passwordGenerateBody = z
   })
   .refine((body) => body.uppercase || body.lowercase || body.digits || body.symbols, {
     message: 'at least one of uppercase, lowercase, digits, symbols must be true',
-  });
+  })
+  .meta(never({ uppercase: false, lowercase: false, digits: false, symbols: false }));
 export const passwordGenerateResult = z.object({ password: z.string() });
 
 export const passwordHashBody = z.strictObject({
@@ -116,7 +119,8 @@ export const jwtVerifyBody = z
   })
   .refine((body) => (body.secret === undefined) !== (body.publicKey === undefined), {
     message: 'send exactly one of secret (HS*) or publicKey (RS*, PS*, ES*, EdDSA)',
-  });
+  })
+  .meta(exactlyOneOf('secret', 'publicKey'));
 export const jwtVerifyResult = z.object({
   valid: z.boolean(),
   payload: z.record(z.string(), z.unknown()).optional().describe('The verified claims, only when valid.'),
@@ -136,11 +140,7 @@ export const decryptBody = z.strictObject({
 export const decryptResult = z.object({ text: z.string() });
 
 export const checksumBody = z.strictObject({
-  sourceUrl: z
-    .string()
-    .min(1)
-    .max(4096)
-    .describe('An absolute http(s) URL of the file to hash (any format).'),
+  sourceUrl: httpUrlField().describe('An absolute http(s) URL of the file to hash (any format).'),
   algorithm: z.enum(hashAlgorithms).default('sha256'),
 });
 export const checksumResult = z.object({

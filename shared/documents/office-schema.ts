@@ -1,13 +1,10 @@
 import * as z from 'zod';
 import { officeFormats } from '#shared/documents/office-limits.ts';
+import { httpUrlField } from '#shared/source/url-schema.ts';
 
 export const officeToPdfBody = z.strictObject({
-  sourceUrl: z
-    .string()
-    .min(1)
-    .max(4096)
-    .describe(
-      `An absolute http(s) URL of the document (${officeFormats.join(', ')}); the format is read from its bytes.`,
-    ),
+  sourceUrl: httpUrlField().describe(
+    `An absolute http(s) URL of the document (${officeFormats.join(', ')}); the format is read from its bytes.`,
+  ),
 });
 export type OfficeToPdfBody = z.infer<typeof officeToPdfBody>;

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { allRules, exactlyOneOf, type SchemaRule, when, whenOrDefault } from '#shared/schema-rules.ts';
+import { httpUrlField } from '#shared/source/url-schema.ts';
 
 /** The most a body's `html` or `markdown` may hold, in UTF-8 bytes. */
 export const maxInlineBytes = 1024 * 1024;
@@ -15,7 +17,7 @@ export const namedPageSizes = {
 /** A custom page: from one inch to the 200 inches a PDF page may measure. */
 export const pagePoints = { min: 72, max: 14_400 } as const;
 
-const url = z.string().min(1).max(4096);
+const url = httpUrlField();
 
 const inline = (what: string) =>
   z
@@ -27,6 +29,34 @@ const inline = (what: string) =>
 
 const side = z.number().min(pagePoints.min).max(pagePoints.max);
 
+/** The margin must leave half an inch of the page's shorter side (`pdfOptions` checks it). */
+const largestMarginBelow = (size: { width: number; height: number }) =>
+  (Math.min(size.width, size.height) - 36) / 2;
+const defaultPageSize = 'a4';
+const marginMaximum = 288;
+
+/** The named sizes whose shorter side limits the margin below its maximum, with that limit. */
+const limitedSizes = () =>
+  Object.entries(namedPageSizes)
+    .map(([name, size]) => [name, largestMarginBelow(size)] as const)
+    .filter(([, below]) => below <= marginMaximum);
+
+const marginLimits = () =>
+  limitedSizes()
+    .map(([name, below]) => `${name}: less than ${Math.round(below * 100) / 100}`)
+    .join(', ');
+
+/** The margin rule of the named page sizes, as the document states it. */
+const marginRule = (): SchemaRule =>
+  allRules(
+    ...limitedSizes().map(([name, below]) => {
+      const then = { properties: { margin: { exclusiveMaximum: below } } };
+      return name === defaultPageSize
+        ? whenOrDefault('pageSize', name, then)
+        : when({ pageSize: name }, then);
+    }),
+  );
+
 export const pageOptions = {
   pageSize: z
     .union([
@@ -35,7 +65,7 @@ export const pageOptions = {
       ),
       z.strictObject({ width: side, height: side }),
     ])
-    .default('a4')
+    .default(defaultPageSize)
     .describe(
       'a4 (default), letter, legal, a3, a5, or {width, height} in points (1/72 in), each 72–14400; ' +
         'named sizes are portrait unless `landscape`.',
@@ -44,9 +74,14 @@ export const pageOptions = {
   margin: z
     .number()
     .min(0)
-    .max(288)
+    .max(marginMaximum)
     .default(36)
-    .describe('The margin on all four sides, in points (default 36, half an inch); at most 288.'),
+    .describe(
+      'The margin on all four sides, in points (default 36, half an inch); at most 288, and it must leave at ' +
+        'least half an inch of the page: twice the margin less than the shorter side minus 36 points ' +
+        `(${marginLimits()}; a {width, height} page: less than (shorter side − 36) / 2, so 18 on the smallest). ` +
+        'Else 400 validation_failed naming margin.',
+    ),
   printBackground: z.boolean().default(true).describe('Prints background colours and images.'),
   scale: z.number().min(0.1).max(2).default(1).describe('Scales the rendering: 0.1–2, default 1.'),
   javascript: z
@@ -77,19 +112,22 @@ export const htmlToPdfBody = z
       .optional(),
     ...pageOptions,
   })
-  .superRefine(oneOf('html', 'sourceUrl'));
+  .superRefine(oneOf('html', 'sourceUrl'))
+  .meta(allRules(exactlyOneOf('html', 'sourceUrl'), marginRule()));
 export type HtmlToPdfBody = z.infer<typeof htmlToPdfBody>;
 
 export const waitForValues = ['load', 'networkidle'] as const;
 
-export const urlToPdfBody = z.strictObject({
-  url: url.describe('The web page, an absolute http(s) URL, fetched under the source rules.'),
-  ...pageOptions,
-  waitFor: z
-    .enum(waitForValues)
-    .default('load')
-    .describe('When the page counts as loaded: its load event (default), or no request for 500 ms.'),
-});
+export const urlToPdfBody = z
+  .strictObject({
+    url: url.describe('The web page, an absolute http(s) URL, fetched under the source rules.'),
+    ...pageOptions,
+    waitFor: z
+      .enum(waitForValues)
+      .default('load')
+      .describe('When the page counts as loaded: its load event (default), or no request for 500 ms.'),
+  })
+  .meta(marginRule());
 export type UrlToPdfBody = z.infer<typeof urlToPdfBody>;
 
 export const markdownToPdfBody = z
@@ -102,7 +140,8 @@ export const markdownToPdfBody = z
     printBackground: pageOptions.printBackground,
     scale: pageOptions.scale,
   })
-  .superRefine(oneOf('markdown', 'sourceUrl'));
+  .superRefine(oneOf('markdown', 'sourceUrl'))
+  .meta(allRules(exactlyOneOf('markdown', 'sourceUrl'), marginRule()));
 export type MarkdownToPdfBody = z.infer<typeof markdownToPdfBody>;
 
 export const screenshotFormats = ['png', 'jpg', 'webp'] as const;
@@ -132,7 +171,8 @@ export const webScreenshotBody = z
         'When the page counts as loaded: its load event (default), or no request for 500 ms — for a page its scripts draw after it loads.',
       ),
   })
-  .superRefine(oneOf('url', 'html'));
+  .superRefine(oneOf('url', 'html'))
+  .meta(exactlyOneOf('url', 'html'));
 export type WebScreenshotBody = z.infer<typeof webScreenshotBody>;
 
 export type PageOptions = Pick<

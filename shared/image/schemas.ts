@@ -1,19 +1,17 @@
 import * as z from 'zod';
-import { parseCssColour } from '#shared/image/colour.ts';
+import { cssColourPattern, parseCssColour } from '#shared/image/colour.ts';
 import { imageOutputFormats, type RequestedFormat } from '#shared/image/formats.ts';
 import { defaultIconSizes, fits, imageLimits, MAX_ICON_SIZE, positions } from '#shared/image/limits.ts';
+import { atLeastOneOf, never } from '#shared/schema-rules.ts';
 import { canonicalFormat, imageInputFormats } from '#shared/source/formats.ts';
+import { httpUrlField } from '#shared/source/url-schema.ts';
 
 /** The longest side a request may ask for (the pixel limit still applies to width × height). */
 export const MAX_SIDE = 16_384;
 
-const sourceUrl = z
-  .string()
-  .min(1)
-  .max(4096)
-  .describe(
-    `An absolute http(s) URL of the image; its format is read from its bytes (${imageInputFormats.join(', ')}).`,
-  );
+const sourceUrl = httpUrlField().describe(
+  `An absolute http(s) URL of the image; its format is read from its bytes (${imageInputFormats.join(', ')}).`,
+);
 
 /**
  * heic and heif pass validation so that they can be refused with 400 unsupported_output_format,
@@ -38,6 +36,9 @@ const outputFormat = z
 const side = (axis: string, meaning: string) =>
   z.number().int().min(1).max(MAX_SIDE).describe(`${meaning} ${axis} in pixels (1–${MAX_SIDE}).`);
 
+/** What the document says of width and height given together: a product JSON Schema cannot state. */
+const pixelRule = `With both width and height, width × height may be at most ${imageLimits.maxPixels / 1e6} megapixels (400 validation_failed naming width).`;
+
 const quality = z
   .number()
   .int()
@@ -50,6 +51,7 @@ const quality = z
 const background = z
   .string()
   .max(100)
+  .meta({ pattern: cssColourPattern })
   .transform((text, context) => {
     const colour = parseCssColour(text);
     if (colour) return colour;
@@ -90,7 +92,9 @@ export const imageConvertBody = z
     sourceUrl,
     outputFormat,
     quality: quality.optional(),
-    width: side('width', 'Output').optional(),
+    width: side('width', 'Output')
+      .optional()
+      .describe(`Output width in pixels (1–${MAX_SIDE}). ${pixelRule}`),
     height: side('height', 'Output').optional(),
     fit,
     background: background
@@ -129,8 +133,12 @@ export type ImageConvertBody = z.infer<typeof imageConvertBody>;
 export const imageResizeBody = z
   .strictObject({
     sourceUrl,
-    width: side('width', 'Target').optional(),
-    height: side('height', 'Target').optional(),
+    width: side('width', 'Target')
+      .optional()
+      .describe(`Target width in pixels (1–${MAX_SIDE}); give width, height or both. ${pixelRule}`),
+    height: side('height', 'Target')
+      .optional()
+      .describe(`Target height in pixels (1–${MAX_SIDE}); give width, height or both.`),
     fit,
     position: z
       .enum([...positions, 'center'])
@@ -157,45 +165,48 @@ export const imageResizeBody = z
       context.addIssue({ code: 'custom', path: ['width'], message: 'give width, height or both' });
     }
     withinPixelLimit(body, context);
-  });
+  })
+  .meta(atLeastOneOf('width', 'height'));
 export type ImageResizeBody = z.infer<typeof imageResizeBody>;
 
-export const imageOptimizeBody = z.strictObject({
-  sourceUrl,
-  quality: z
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .optional()
-    .describe(
-      'Quality of the lossy encoders jpg, webp and avif, default 80; with maxBytes, the highest quality tried. ' +
-        'png is lossless unless a quality or maxBytes is given: by default it gets an exact palette when it has at ' +
-        'most 256 colours and the best lossless true-colour compression otherwise, every pixel kept. An explicit ' +
-        'quality asks for a libimagequant palette of at most that quality (lossy); maxBytes alone starts that ' +
-        'search at 80. gif, tiff, bmp, ico and svg ignore it.',
-    ),
-  outputFormat: outputFormat
-    .optional()
-    .describe('The format to write; default the input’s, png for heic and svg inputs.'),
-  maxWidth: side('width', 'Largest').optional(),
-  maxHeight: side('height', 'Largest').optional(),
-  lossless: z
-    .boolean()
-    .default(false)
-    .describe(
-      'Lossless webp or avif; png stays lossless even with a quality or maxBytes. jpg has no lossless mode (400).',
-    ),
-  maxBytes: z
-    .number()
-    .int()
-    .min(100)
-    .max(1_000_000_000)
-    .optional()
-    .describe(
-      'Largest file wanted, in bytes: the quality is lowered step by step (bisection) until the file fits; 400 when even quality 1 does not.',
-    ),
-});
+export const imageOptimizeBody = z
+  .strictObject({
+    sourceUrl,
+    quality: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        'Quality of the lossy encoders jpg, webp and avif, default 80; with maxBytes, the highest quality tried. ' +
+          'png is lossless unless a quality or maxBytes is given: by default it gets an exact palette when it has at ' +
+          'most 256 colours and the best lossless true-colour compression otherwise, every pixel kept. An explicit ' +
+          'quality asks for a libimagequant palette of at most that quality (lossy); maxBytes alone starts that ' +
+          'search at 80. gif, tiff, bmp, ico and svg ignore it.',
+      ),
+    outputFormat: outputFormat
+      .optional()
+      .describe('The format to write; default the input’s, png for heic and svg inputs.'),
+    maxWidth: side('width', 'Largest').optional(),
+    maxHeight: side('height', 'Largest').optional(),
+    lossless: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Lossless webp or avif; png stays lossless even with a quality or maxBytes. jpg has no lossless mode: lossless with a jpg output (outputFormat jpg, or a jpg source kept as jpg) answers 400 validation_failed.',
+      ),
+    maxBytes: z
+      .number()
+      .int()
+      .min(100)
+      .max(1_000_000_000)
+      .optional()
+      .describe(
+        'Largest file wanted, in bytes: the quality is lowered step by step (bisection) until the file fits; 400 validation_failed naming maxBytes when even quality 1 does not, or when the output has no quality to lower (gif, tiff, bmp, ico, svg, lossless) and is larger.',
+      ),
+  })
+  .meta(never({ outputFormat: ['jpg', 'jpeg'], lossless: true }));
 export type ImageOptimizeBody = z.infer<typeof imageOptimizeBody>;
 
 export const imageMetadataBody = z.strictObject({ sourceUrl });

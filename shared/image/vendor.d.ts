@@ -74,3 +74,9 @@ declare module 'node-webpmux' {
   const WebP: { Image: typeof Image };
   export default WebP;
 }
+
+declare module 'color-name' {
+  /** The CSS named colours (lower case) and their RGB values; what the `color` package reads. */
+  const names: Record<string, [number, number, number]>;
+  export default names;
+}

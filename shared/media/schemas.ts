@@ -6,19 +6,26 @@ import {
   videoOutputFormats,
   videoQualities,
 } from '#shared/media/formats.ts';
+import { allRules, type SchemaRule, when, without } from '#shared/schema-rules.ts';
+import { httpUrlField } from '#shared/source/url-schema.ts';
 
-const sourceUrl = z
-  .string()
-  .min(1)
-  .max(4096)
-  .describe('An absolute http(s) URL of the audio or video file; the format is read from its bytes.');
+const sourceUrl = httpUrlField().describe(
+  'An absolute http(s) URL of the audio or video file; the format is read from its bytes.',
+);
 
 const seconds = (description: string) => z.number().min(0).max(86_400).describe(description);
 
 const start = seconds('Start at this many seconds into the source (a cut that is exact to the frame).');
 const duration = z.number().gt(0).max(86_400).describe('Keep at most this many seconds.');
 
-const bitrate = z.number().int().min(32).max(320).describe('Audio bitrate in kbit/s (lossy formats only).');
+const bitrate = z
+  .number()
+  .int()
+  .min(32)
+  .max(320)
+  .describe(
+    'Audio bitrate in kbit/s, for the lossy formats only: with wav or flac it answers 400 validation_failed.',
+  );
 
 /** The sample rates every lossy encoder in use can write (mp3 stops at 48000). */
 export const sampleRates = [
@@ -45,17 +52,28 @@ function checkAudioTarget(
   }
 }
 
+/** The same rules, as the document states them. */
+const noBitrateWhenLossless: SchemaRule = when({ outputFormat: [...losslessAudio] }, without('bitrate'));
+const mp3Rates: SchemaRule = when(
+  { outputFormat: 'mp3' },
+  { properties: { sampleRate: { enum: [...mp3SampleRates] } } },
+);
+
 export const audioConvertBody = z
   .strictObject({
     sourceUrl,
     outputFormat: z.enum(audioOutputFormats).describe('The audio format to write.'),
     bitrate: bitrate.optional(),
-    sampleRate: z.literal(sampleRates).optional().describe('Output sample rate in Hz; default the source’s.'),
+    sampleRate: z
+      .literal(sampleRates)
+      .optional()
+      .describe('Output sample rate in Hz; default the source’s. mp3 holds rates up to 48000.'),
     channels: z.literal([1, 2]).optional().describe('1 (mono) or 2 (stereo); default the source’s.'),
     start: start.optional(),
     duration: duration.optional(),
   })
-  .superRefine(checkAudioTarget);
+  .superRefine(checkAudioTarget)
+  .meta(allRules(noBitrateWhenLossless, mp3Rates));
 export type AudioConvertBody = z.infer<typeof audioConvertBody>;
 
 const dimension = (axis: string) =>
@@ -92,7 +110,8 @@ export const extractAudioBody = z
     outputFormat: z.enum(audioOutputFormats).default('mp3').describe('The audio format to write.'),
     bitrate: bitrate.optional(),
   })
-  .superRefine(checkAudioTarget);
+  .superRefine(checkAudioTarget)
+  .meta(noBitrateWhenLossless);
 export type ExtractAudioBody = z.infer<typeof extractAudioBody>;
 
 export const thumbnailBody = z.strictObject({

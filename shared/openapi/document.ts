@@ -171,6 +171,20 @@ function errorExamples(codes: Iterable<ErrorCode>): Record<string, JsonSchema> {
   );
 }
 
+/**
+ * What a document answer holds once read as its media type says: a YAML answer (this description,
+ * `GET /openapi.yaml`) is an object to a client that parses YAML. Text (HTML, CSS, scripts) stays a
+ * string.
+ */
+const documentSchemas: Record<string, JsonSchema> = {
+  'application/yaml': {
+    type: 'object',
+    description: 'An OpenAPI 3.1 document (this one).',
+    properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+    required: ['openapi', 'info', 'paths'],
+  },
+};
+
 function successResponse(route: RouteSpec, name: string, registry: SchemaRegistry): JsonSchema {
   if (route.response) {
     return {
@@ -186,7 +200,8 @@ function successResponse(route: RouteSpec, name: string, registry: SchemaRegistr
   }
   if (route.produces?.length) {
     const isFile = route.kind === 'file';
-    const schema = isFile ? { type: 'string', format: 'binary' } : { type: 'string' };
+    const schemaOf = (type: string) =>
+      isFile ? { type: 'string', format: 'binary' } : (documentSchemas[type] ?? { type: 'string' });
     return {
       description: isFile
         ? 'The converted file itself, with its Content-Type.'
@@ -198,7 +213,7 @@ function successResponse(route: RouteSpec, name: string, registry: SchemaRegistr
             ...everyAnswerHeaders,
           }
         : everyAnswerHeaders,
-      content: Object.fromEntries(route.produces.map((type) => [type, { schema }])),
+      content: Object.fromEntries(route.produces.map((type) => [type, { schema: schemaOf(type) }])),
     };
   }
   return { description: 'OK', headers: everyAnswerHeaders };
@@ -215,6 +230,12 @@ function requestExamples(route: RouteSpec): JsonSchema {
   return { examples: Object.fromEntries([...typical, ...named]) };
 }
 
+/**
+ * The request body, a component of `components.requestBodies` named `<Operation>Request`, its
+ * schema in place rather than under `components.schemas`: generators such as openapi-typescript
+ * type a field with a default as optional in a request body, but as always present in a schema
+ * component (an answer's view), which would make callers send every defaulted field.
+ */
 function requestBody(route: RouteSpec, name: string, registry: SchemaRegistry): JsonSchema | undefined {
   const body = documentedBody(route);
   if (!body) return undefined;
@@ -222,7 +243,7 @@ function requestBody(route: RouteSpec, name: string, registry: SchemaRegistry): 
     required: true,
     content: {
       'application/json': {
-        schema: registry.add(`${name}Request`, body, 'input'),
+        schema: registry.convert(`${name}Request`, body, 'input'),
         ...requestExamples(route),
       },
     },
@@ -232,7 +253,7 @@ function requestBody(route: RouteSpec, name: string, registry: SchemaRegistry): 
 function operation(
   route: RouteSpec,
   registry: SchemaRegistry,
-): { operation: JsonSchema; codes: ErrorCode[] } {
+): { operation: JsonSchema; codes: ErrorCode[]; requestBody?: [string, JsonSchema] } {
   const name = pascalCase(route.function);
   const asyncCapable = isAsyncCapable(route);
   const codes = routeErrors(route, asyncCapable ? asyncJobErrors : []);
@@ -241,6 +262,7 @@ function operation(
     .join('\n\n');
   const parameters = pathParameters(route.path);
   const body = requestBody(route, name, registry);
+  const bodyName = `${name}Request`;
 
   const responses: Record<string, JsonSchema> = { '200': successResponse(route, name, registry) };
   if (asyncCapable) {
@@ -260,24 +282,25 @@ function operation(
 
   return {
     codes,
+    ...(body ? { requestBody: [bodyName, body] as [string, JsonSchema] } : {}),
     operation: {
       operationId: camelCase(route.function),
       summary: route.summary,
       ...(description ? { description } : {}),
       tags: [route.tag],
       ...(parameters.length ? { parameters } : {}),
-      ...(body ? { requestBody: body } : {}),
+      ...(body ? { requestBody: { $ref: `#/components/requestBodies/${bodyName}` } } : {}),
       responses,
     },
   };
 }
 
 /** Whether any request body of the table names a source to download. */
-function downloadsSources(registry: SchemaRegistry): boolean {
-  return Object.entries(registry.schemas).some(
-    ([name, schema]) =>
-      name.endsWith('Request') &&
-      propertyNames(schema).some((field) => field === 'sourceUrl' || field === 'sources'),
+function downloadsSources(requestBodies: Record<string, JsonSchema>): boolean {
+  return Object.values(requestBodies).some((body) =>
+    propertyNames(
+      ((body.content as Record<string, JsonSchema>)['application/json']?.schema ?? {}) as JsonSchema,
+    ).some((field) => field === 'sourceUrl' || field === 'sources'),
   );
 }
 
@@ -295,8 +318,10 @@ export function buildOpenApiDocument(
   const paths: OpenApiDocument['paths'] = {};
   const codes = new Set<ErrorCode>();
   const alone = new Set<ErrorCode>();
+  const requestBodies: Record<string, JsonSchema> = {};
   for (const route of routes) {
     const described = operation(route, registry);
+    if (described.requestBody) requestBodies[described.requestBody[0]] = described.requestBody[1];
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: described.operation };
     for (const code of described.codes) codes.add(code);
     for (const group of byStatus(described.codes).values()) if (group.length === 1) alone.add(group[0]!);
@@ -310,7 +335,7 @@ export function buildOpenApiDocument(
       title: 'File conversion API',
       version: options.version,
       description: apiDescription({
-        downloadsSources: downloadsSources(registry),
+        downloadsSources: downloadsSources(requestBodies),
         asyncJobTiers: jobTiers,
         errorCodes: [...new Set([...codes, ...gatewayErrors])],
       }),
@@ -334,6 +359,7 @@ export function buildOpenApiDocument(
     components: {
       ...components,
       schemas: registry.schemas,
+      requestBodies,
       responses: singleCodeResponses(alone),
       examples: errorExamples(codes),
     },

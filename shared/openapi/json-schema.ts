@@ -13,6 +13,14 @@ export class SchemaRegistry {
    * answers as the service sends them.
    */
   add(name: string, schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    return this.put(name, this.convert(name, schema, io));
+  }
+
+  /**
+   * Converts a zod schema for use in place (a request body's own schema); only the schemas it
+   * refers to are registered, under `name` followed by theirs.
+   */
+  convert(name: string, schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
     const converted = z.toJSONSchema(schema, {
       io,
       target: 'draft-2020-12',
@@ -28,8 +36,7 @@ export class SchemaRegistry {
     for (const [defName, def] of Object.entries(($defs as Record<string, JsonSchema> | undefined) ?? {})) {
       this.put(`${name}${defName}`, rewriteRefs(def, renames, io) as JsonSchema);
     }
-    this.put(name, rewriteRefs(root, renames, io) as JsonSchema);
-    return ref(name);
+    return rewriteRefs(root, renames, io) as JsonSchema;
   }
 
   /** Registers a ready JSON schema. */

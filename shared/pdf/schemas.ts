@@ -6,9 +6,10 @@ import {
   rangeSyntax,
   rasterFormats,
 } from '#shared/pdf/limits.ts';
+import { httpUrlField } from '#shared/source/url-schema.ts';
 import { tiers } from '#shared/tiers.ts';
 
-const url = z.string().min(1).max(4096);
+const url = httpUrlField();
 const sourceUrl = url.describe('An absolute http(s) URL of the PDF; the format is read from its bytes.');
 
 /** The schema admits the largest batch of any tier; the caller's own tier is checked in the handler. */

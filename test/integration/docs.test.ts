@@ -88,6 +88,34 @@ describe('GET /docs in a real browser', { timeout: 180_000 }, () => {
     expect(problems).toEqual([]);
   }, 300_000);
 
+  it('puts the operations first, the conventions folded one click away', async () => {
+    await load();
+    const conventions = page.locator('.information-container details').first();
+    expect(await conventions.getAttribute('open')).toBeNull();
+    const first = await page.locator('.opblock').first().boundingBox();
+    // Before, 2 400 px of conventions stood above the first operation.
+    expect(first?.y).toBeLessThan(800);
+    await conventions.locator('summary').click();
+    await expect.poll(() => conventions.textContent()).toContain('Source download');
+    expect(problems).toEqual([]);
+  });
+
+  it('shows a file answer as a file in its example, asked for as */*, with the samples of npm run samples', async () => {
+    await load();
+    const operation = page.locator('#operations-Image-imageConvert');
+    await operation.locator('.opblock-summary').click();
+    const ok = operation.locator('.responses-table tr.response[data-code="200"]');
+    await expect.poll(() => ok.textContent()).toContain('The file itself');
+    expect(await ok.locator('.model-example .microlight').first().textContent()).not.toBe('string');
+    const accept = operation.locator('.response-control-media-type select').first();
+    expect(await accept.inputValue()).toBe('*/*');
+    // Served on loopback, the example's source is the sample server's photo, not a public host.
+    const body = operation.locator('.body-param textarea');
+    await expect.poll(() => body.inputValue()).toContain('http://127.0.0.1:3001/photo.jpg');
+    await operation.locator('.opblock-summary').click();
+    expect(problems).toEqual([]);
+  });
+
   it('offers the deployment that serves the page as the first server', async () => {
     const first = await page.locator('.servers select option').first().getAttribute('value');
     expect(first).toBe(gateway.url);
@@ -98,10 +126,11 @@ describe('GET /docs in a real browser', { timeout: 180_000 }, () => {
    * page's request is passed to the gateway from here and its bytes kept on the way back.
    */
   async function tryIt(operation: Locator, path: string, body: unknown) {
-    let sent: { status: number; headers: Record<string, string>; bytes: Buffer } | undefined;
+    let sent: { status: number; headers: Record<string, string>; bytes: Buffer; accept: string } | undefined;
     await page.route(`${gateway.url}${path}`, async (route) => {
       const response = await route.fetch();
-      sent = { status: response.status(), headers: response.headers(), bytes: await response.body() };
+      const accept = route.request().headers().accept ?? '';
+      sent = { status: response.status(), headers: response.headers(), bytes: await response.body(), accept };
       await route.fulfill({ response });
     });
     await operation.locator('.opblock-summary').click();
@@ -157,6 +186,9 @@ describe('GET /docs in a real browser', { timeout: 180_000 }, () => {
       outputFormat: 'webp',
     });
     expect(sent.headers['content-type']).toBe('image/webp');
+    // Asked for as any file: before, the page (and its curl) sent accept: image/jpeg for a webp.
+    expect(sent.accept).toBe('*/*');
+    expect(await operation.locator('.curl-command').textContent()).toContain('accept: */*');
     const shown = operation.locator('img.file-answer-preview');
     await expect.poll(() => shown.evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(96);
     const saved = await download(operation);

@@ -30,17 +30,17 @@ const layerOf = (folder: string) => layers.findIndex((layer) => layer.includes(f
 const handlers = handlerEntries;
 
 describe('the route table', () => {
-  it('loads no engine: only zod (and color, which parses CSS colours in a schema), the rows, and the schemas, limits and formats of each area', async () => {
+  it('loads no engine: only zod (and color with its colour names, which read and state CSS colours in a schema), the rows, and the schemas, limits and formats of each area', async () => {
     const graph = await importGraph(['shared/routes.ts']);
     const packages = new Set(
       Object.values(graph.inputs).flatMap((input) =>
         input.imports.filter((each) => each.external).map((each) => each.path),
       ),
     );
-    expect([...packages].sort()).toEqual(['color', 'zod']);
+    expect([...packages].sort()).toEqual(['color', 'color-name', 'zod']);
     const modules = Object.keys(graph.inputs);
     const allowed =
-      /^shared\/(routes\.ts|routes\/[a-z-]+\.ts|errors\.ts|tiers\.ts|[a-z]+\/(schemas|limits|formats)\.ts|[a-z]+\/[a-z-]*(limits|schema)\.ts|image\/colour\.ts|jobs\/callback\.ts)$/;
+      /^shared\/(routes\.ts|routes\/[a-z-]+\.ts|errors\.ts|tiers\.ts|schema-rules\.ts|[a-z]+\/(schemas|limits|formats)\.ts|[a-z]+\/[a-z-]*(limits|schema)\.ts|image\/colour\.ts|jobs\/callback\.ts)$/;
     expect(modules.filter((path) => !allowed.test(path))).toEqual([]);
   });
 });

@@ -77,11 +77,13 @@ describe('the OpenAPI document built from a route table', () => {
   it('describes request bodies as clients write them: defaults, optional fields, no unknown fields', () => {
     const document = build([jsonRoute]);
     const operation = at(document, 'paths', '/echo-words', 'post');
-    expect(at(operation, 'requestBody', 'content', 'application/json', 'example')).toEqual({ text: 'a b' });
-    expect(at(operation, 'requestBody', 'content', 'application/json', 'schema')).toEqual({
-      $ref: '#/components/schemas/EchoWordsRequest',
-    });
-    const schema = at(document, 'components', 'schemas', 'EchoWordsRequest');
+    // A request body component, so that generators type defaulted fields as optional to send.
+    expect(at(operation, 'requestBody')).toEqual({ $ref: '#/components/requestBodies/EchoWordsRequest' });
+    const body = at(document, 'components', 'requestBodies', 'EchoWordsRequest');
+    expect(at(body, 'required')).toBe(true);
+    expect(at(body, 'content', 'application/json', 'example')).toEqual({ text: 'a b' });
+    expect(at(document, 'components', 'schemas', 'EchoWordsRequest')).toBeUndefined();
+    const schema = at(body, 'content', 'application/json', 'schema');
     expect(at(schema, 'required')).toEqual(['text']);
     expect(at(schema, 'properties', 'separator', 'default')).toBe('-');
     expect(at(schema, 'additionalProperties')).toBe(false);
@@ -159,9 +161,13 @@ describe('the OpenAPI document built from a route table', () => {
     expect(at(operation, 'responses', '202', 'content', 'application/json', 'schema')).toEqual({
       $ref: '#/components/schemas/JobAccepted',
     });
-    expect(
-      at(document, 'components', 'schemas', 'ShrinkImageRequest', 'properties', 'callbackUrl', 'type'),
-    ).toBe('string');
+    const callbackUrl = at(
+      document,
+      ...['components', 'requestBodies', 'ShrinkImageRequest', 'content', 'application/json', 'schema'],
+      ...['properties', 'callbackUrl'],
+    );
+    expect(at(callbackUrl, 'type')).toBe('string');
+    expect(at(callbackUrl, 'format')).toBe('uri');
     expect(
       at(
         operation,
@@ -247,7 +253,15 @@ describe('the OpenAPI document built from a route table', () => {
       example: { from: { x: 0, y: 0 }, to: { x: 1, y: 1 } },
     };
     const document = build([route]);
-    expect(at(document, 'components', 'schemas', 'EchoWordsRequest', 'properties', 'from')).toEqual({
+    const schema = [
+      'components',
+      'requestBodies',
+      'EchoWordsRequest',
+      'content',
+      'application/json',
+      'schema',
+    ];
+    expect(at(document, ...schema, 'properties', 'from')).toEqual({
       $ref: '#/components/schemas/EchoWordsRequestPoint',
     });
     expect(at(document, 'components', 'schemas', 'EchoWordsRequestPoint', 'required')).toEqual(['x', 'y']);
@@ -258,7 +272,7 @@ describe('the OpenAPI document built from a route table', () => {
 describe('request examples', () => {
   it('shows one example as example, several as named examples with the typical one first', () => {
     const single = build([jsonRoute]);
-    const content = ['paths', '/echo-words', 'post', 'requestBody', 'content', 'application/json'];
+    const content = ['components', 'requestBodies', 'EchoWordsRequest', 'content', 'application/json'];
     expect(at(single, ...content, 'example')).toEqual({ text: 'a b' });
     expect(at(single, ...content, 'examples')).toBeUndefined();
 

@@ -19,6 +19,13 @@ describe('the committed openapi.yaml', () => {
     }
   });
 
+  it('has the TypeScript client types `npm run client` makes of it (clients/typescript/openapi.ts)', async () => {
+    const script = new URL('scripts/client.ts', root).pathname;
+    await expect(
+      run(process.execPath, ['--disable-warning=ExperimentalWarning', script, '--check'], { cwd: root }),
+    ).resolves.toMatchObject({ stdout: 'clients/typescript/openapi.ts is up to date\n' });
+  });
+
   it('describes every route of the table and nothing else', async () => {
     const document = parse(await committed('openapi.yaml')) as {
       paths: Record<string, Record<string, unknown>>;

@@ -1,0 +1,5557 @@
+// Generated from openapi.yaml by `npm run client` (openapi-typescript); edit the routes, not this file.
+export interface paths {
+    "/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service health, the caller’s tier and limits, engine versions
+         * @description Optional auth headers are checked as on every route, so this is also a way to test a key. Engine versions are read once per container; an engine that is missing, fails or does not tell its version in time (10 s; 20 s for LibreOffice) shows `unavailable`, and the routes that need it answer 503 `engine_unavailable` naming it.
+         */
+        get: operations["status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/formats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What converts to what
+         * @description Per category (image, pdf, document, audio, video, text, crypto): the input formats, output formats and operations, each operation with its own inputs, outputs and options: every enumerated field of its request body with the values it accepts, in canonical spelling. `/media-info` is listed under audio and video; the documents-to-PDF routes and `/web-screenshot` under document.
+         */
+        get: operations["formats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI 3.1 document
+         * @description The description of every route of the service, as YAML. Not counted against the rate limit.
+         */
+        get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Interactive API reference
+         * @description A Swagger UI page rendered from `/openapi.yaml`, one self-contained page served by the service itself (no CDN; Swagger UI inline), with an `ETag` for revalidation. Its "Try it out" calls the deployment that serves the page; file answers are shown (images, audio, video) and offered for download under their own name. Neither the page nor `/openapi.yaml` is counted against the rate limit.
+         */
+        get: operations["docs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stylesheet and script of the API reference page
+         * @description `asset` is `swagger-ui.css` or `swagger-ui-bundle.js` (Swagger UI, from the swagger-ui-dist package); anything else → 404 not_found. Cached for a day; not counted against the rate limit. The `/docs` page itself holds both inline.
+         */
+        get: operations["docsAssets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image-convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert an image to another format, optionally resized
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. Encoders: jpg by mozjpeg (progressive, trellis; 4:4:4 chroma from quality 90), png lossless with adaptive filtering or, when the source has a palette or a quality is given, a libimagequant palette; webp and avif at efforts that fit a Lambda’s time; gif with a dithered palette; tiff lossless (deflate); bmp 24-bit; ico with one entry per `icoSizes` size (under 256 px as 32-bit bitmaps, 256 as PNG), the image contained in each square; svg by `svgMode`: a vector trace (16 colours, traced on at most 512 px a side and scaled to the output size) or the raster embedded. jpg and bmp have no alpha: transparent pixels are flattened onto `background` (white by default). width/height resize (enlarging too) with `fit`. Animated GIF and WebP keep their frames, delays and loop for gif and webp targets unless `animated` is false; other targets take the first frame. HEIC is read but not written: `outputFormat: "heic"` answers 400 `unsupported_output_format`, naming avif and webp. The file is named `<source name>.<outputFormat>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["imageConvert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image-resize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resize an image (fit, crop, smart crop, pad)
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. width and/or height with `fit` (inside by default); `position` chooses what cover keeps (a gravity, or attention/entropy for a smart crop of a still image; animations are cropped at the centre) and where contain pads. Images are not enlarged unless `withoutEnlargement` is false. Animations stay animated in gif and webp. The output keeps the input’s format unless `outputFormat` says otherwise (heic and svg inputs become png); encoders as for /image-convert at their default quality; an ico output holds the resized image as its one entry (scaled to fit 256 × 256 when larger). Metadata is dropped.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["imageResize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image-optimize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an image file smaller
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. Re-encodes with the encoders’ slower, smaller settings (mozjpeg, png level 9, webp effort 6, avif effort 5; large images get lower efforts), metadata dropped, optionally scaled down into maxWidth × maxHeight. With `maxBytes` the highest quality (at most `quality`) whose file fits is found by bisection (at most 8 encodes); when even quality 1 does not fit, or the format has no quality (gif, tiff, bmp, ico, lossless), the answer is 400 `validation_failed` naming maxBytes. png is lossless by default, every pixel kept: an exact palette when the image has at most 256 colours, else true colour; it is quantised to a libimagequant palette (lossy) only when `quality` or `maxBytes` is given, and never with `lossless`. The answer is never larger than the source: when no encode is smaller, the source’s own bytes come back with its own type and name (unless it had to be scaled down to meet maxWidth/maxHeight). `X-Original-Size` and `X-Output-Size` give both sizes in bytes.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["imageOptimize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image-metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Format, size, frames, alpha, colour space, density, orientation and EXIF of an image
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Read from the header without decoding pixels (BMP and ICO are decoded to learn about alpha, after the pixel limit check). width and height are those of the upright image; orientation is the EXIF value as stored. exif appears when the file has EXIF.
+         */
+        post: operations["imageMetadata"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge PDFs into one, in order
+         * @description Sources are downloaded four at a time under the source rules; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s size limit (413 `source_too_large`). The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Every page of every source is appended in order, with its size, crop box, rotation and resources (inherited ones included); the first source’s title and author are kept. Outlines (bookmarks) and interactive form fields are not carried over. Images, fonts, content streams and other drawing objects that the sources hold in equal copies (one document given twice, documents of one template) are stored once. The result is written with object streams and may hold at most 2000 pages. The file is named after the first source: `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfMerge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-split": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Split a PDF into one PDF per range, or per page
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Without `ranges`, every page becomes its own PDF. One range answers that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range given twice is written once). The ranges may select at most 2000 pages in all. Pages keep their size and rotation; each file keeps the title and author. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfSplit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-compress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a PDF smaller by recompressing its images
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds more pixels than the level’s resolution needs at the largest size it is drawn at on any page (placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what the largest page needs), and re-encoded as JPEG with chroma at half resolution and a photo-tuned quantisation table (low 200 dpi / JPEG 85; medium 150 dpi / JPEG 70; high 100 dpi / JPEG 60); soft masks stay lossless; an image is only replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams are compressed again at the highest level when that saves at least 5 %, equal copies of an object (an image embedded twice) are stored once, unreachable objects dropped, and the file is written with object streams (or without, when that is smaller). The answer is never larger than the source, byte for byte: when the result is not smaller, the source’s own bytes come back unchanged (also when the source carried active content that the cleaned file would have lost). `X-Original-Size` and `X-Output-Size` give both sizes in bytes. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfCompress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-to-image": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render PDF pages to PNG, JPEG or WebP images
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Pages are rendered by PDFium with annotations, on white, at `dpi` pixels per inch (a 8.5 × 11 in page at 150 dpi is 1275 × 1650 pixels), rotation applied, and encoded by sharp (jpg and webp at quality 85); the image states its dpi. Pages selected more than once are rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed 40 million pixels answers 400 `validation_failed` naming a dpi that fits every selected page, before anything is rendered; a page too large even at 36 dpi answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form XObjects and tiling patterns that draw themselves lose the reference that closes the loop before rendering; a page whose nested forms and patterns would still be drawn more than 100000 times answers 400 `invalid_source_file`. Each page renders within 30 s, or the time the request has left when that is less; past it the answer is 400 `invalid_source_file` naming the page and the limit. JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfToImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image-to-pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a PDF of images, one page each
+         * @description Sources are downloaded four at a time under the source rules; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s size limit (413 `source_too_large`). Each source is read as the image format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico), under the image routes’ pixel limits; EXIF orientation is applied and of an animation the first frame is used. A JPEG that needs no turning or colour conversion is placed byte for byte; other photographs (WebP, AVIF, HEIC, turned or CMYK JPEGs) become JPEG at quality 92; everything else is stored lossless, transparency as a soft mask. `fit` pages take the image’s size at its own resolution (72 dpi when it states none) plus the margin, at most 200 in a side (larger images are scaled down); a4 and letter pages hold the image scaled to fit inside the margins and centred, in landscape for images wider than tall. The file is named after the first source: `<name>.pdf`. The PDF written carries no active content.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["imageToPdf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Page count, version, document information and page sizes of a PDF
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Read from the document structure without rendering; the page limit does not apply. Encrypted files are described, not refused: `encrypted` is true; a file that opens without a password (permission protection only) is read as viewers read it, its pages, page sizes and information included; of a file that needs a user password the information strings are null, and pages is null when its page tree is encrypted too. pageSizes lists the first 100 pages as displayed (the CropBox clipped to the MediaBox, rotation applied).
+         */
+        post: operations["pdfInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/html-to-pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Print an HTML document to PDF
+         * @description Give exactly one of `html` (the document itself, at most 1 MiB) and `sourceUrl` (an HTML file of at most 5 MiB, whose relative links resolve against its URL). The page is rendered by Chromium in a private context of its own. Every request it makes (images, styles, fonts, frames, scripts, fetches) follows the source rules: http(s) only, public addresses only, each host resolved once and connected to that address, no redirects; `data:` content stays inline; `file:` and every other scheme, websockets, WebRTC and anything a worker would fetch go nowhere. A subresource that is refused is left out and the page still renders; a navigation of the page itself (a script, a form, a refresh) is refused and the page printed as it stood. At most 200 subresources are fetched, and at most the tier’s source size or 100 MiB, whichever is smaller, in all (the page’s own document included); past it the page renders without the rest. The browser may use 1024 MiB of memory: a page that needs more answers 400 `invalid_source_file`. The page gets 30 s to load; one still loading then is printed as it stands. Printing or capturing has 20 s: a page without scripts that takes longer answers 400 `invalid_source_file`, one with scripts (a script that never yields) 504 `render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and Noto for Latin, Greek and Cyrillic, Noto CJK for Chinese, Japanese and Korean; the fonts used are embedded in the PDF. Page options: `pageSize` (a4 default, letter, legal, a3, a5, or `{width, height}` in points), `landscape`, `margin` in points on every side (default 36; a margin that leaves less than half an inch answers 400 `validation_failed`), `printBackground` (default true), `scale` 0.1–2. The page’s own CSS `@page` size does not override `pageSize`. A PDF has at most 1000 pages: a longer document answers 400 `invalid_source_file`. Scripts run only with `javascript: true`. The file is named `document.pdf`, or after the source: `<name>.pdf`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["htmlToPdf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/url-to-pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Print a web page to PDF
+         * @description The page itself is downloaded under the source rules as a source is: a `url` at a loopback, private or reserved address answers 400 `source_blocked_address`, a redirect 400 `source_redirect`; bytes that are an image, a PDF, audio or video answer 400 `unsupported_input_format`; a page of more than 5 MiB answers 413 `source_too_large`. The page is rendered by Chromium in a private context of its own. Every request it makes (images, styles, fonts, frames, scripts, fetches) follows the source rules: http(s) only, public addresses only, each host resolved once and connected to that address, no redirects; `data:` content stays inline; `file:` and every other scheme, websockets, WebRTC and anything a worker would fetch go nowhere. A subresource that is refused is left out and the page still renders; a navigation of the page itself (a script, a form, a refresh) is refused and the page printed as it stood. At most 200 subresources are fetched, and at most the tier’s source size or 100 MiB, whichever is smaller, in all (the page’s own document included); past it the page renders without the rest. The browser may use 1024 MiB of memory: a page that needs more answers 400 `invalid_source_file`. The page gets 30 s to load; one still loading then is printed as it stands. Printing or capturing has 20 s: a page without scripts that takes longer answers 400 `invalid_source_file`, one with scripts (a script that never yields) 504 `render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and Noto for Latin, Greek and Cyrillic, Noto CJK for Chinese, Japanese and Korean; the fonts used are embedded in the PDF. Page options: `pageSize` (a4 default, letter, legal, a3, a5, or `{width, height}` in points), `landscape`, `margin` in points on every side (default 36; a margin that leaves less than half an inch answers 400 `validation_failed`), `printBackground` (default true), `scale` 0.1–2. The page’s own CSS `@page` size does not override `pageSize`. A PDF has at most 1000 pages: a longer document answers 400 `invalid_source_file`. `waitFor`: `load` (default) prints after the load event, `networkidle` once no request has been open for 500 ms. Scripts run only with `javascript: true`. The file is named after the page: `<name>.pdf`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["urlToPdf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/markdown-to-pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Typeset Markdown as PDF
+         * @description Give exactly one of `markdown` (at most 1 MiB) and `sourceUrl` (a Markdown file in UTF-8 of at most 1 MiB: a larger one answers 413 `source_too_large`, other bytes 400 `invalid_source_file`). CommonMark with tables of at most 100 columns (a wider one answers 400 `invalid_source_file`), set in a plain print style; raw HTML in the Markdown is shown as text, never rendered, and no script runs. Images it links are fetched under the page rules. The page is rendered by Chromium in a private context of its own. Every request it makes (images, styles, fonts, frames, scripts, fetches) follows the source rules: http(s) only, public addresses only, each host resolved once and connected to that address, no redirects; `data:` content stays inline; `file:` and every other scheme, websockets, WebRTC and anything a worker would fetch go nowhere. A subresource that is refused is left out and the page still renders; a navigation of the page itself (a script, a form, a refresh) is refused and the page printed as it stood. At most 200 subresources are fetched, and at most the tier’s source size or 100 MiB, whichever is smaller, in all (the page’s own document included); past it the page renders without the rest. The browser may use 1024 MiB of memory: a page that needs more answers 400 `invalid_source_file`. The page gets 30 s to load; one still loading then is printed as it stands. Printing or capturing has 20 s: a page without scripts that takes longer answers 400 `invalid_source_file`, one with scripts (a script that never yields) 504 `render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and Noto for Latin, Greek and Cyrillic, Noto CJK for Chinese, Japanese and Korean; the fonts used are embedded in the PDF. Page options: `pageSize` (a4 default, letter, legal, a3, a5, or `{width, height}` in points), `landscape`, `margin` in points on every side (default 36; a margin that leaves less than half an inch answers 400 `validation_failed`), `printBackground` (default true), `scale` 0.1–2. The page’s own CSS `@page` size does not override `pageSize`. A PDF has at most 1000 pages: a longer document answers 400 `invalid_source_file`. The file is named `document.pdf`, or after the source.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["markdownToPdf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/web-screenshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capture a web page or an HTML document as an image
+         * @description Give exactly one of `url` and `html`. The viewport is `width` × `height` CSS pixels at a device pixel ratio of 1; `fullPage` captures the page down to its end, at most 16384 pixels. Scripts run by default for `url` and not for `html` (`javascript` decides). JPEG and WebP are written at quality 85. The page itself is downloaded under the source rules as a source is: a `url` at a loopback, private or reserved address answers 400 `source_blocked_address`, a redirect 400 `source_redirect`; bytes that are an image, a PDF, audio or video answer 400 `unsupported_input_format`; a page of more than 5 MiB answers 413 `source_too_large`. The page is rendered by Chromium in a private context of its own. Every request it makes (images, styles, fonts, frames, scripts, fetches) follows the source rules: http(s) only, public addresses only, each host resolved once and connected to that address, no redirects; `data:` content stays inline; `file:` and every other scheme, websockets, WebRTC and anything a worker would fetch go nowhere. A subresource that is refused is left out and the page still renders; a navigation of the page itself (a script, a form, a refresh) is refused and the page printed as it stood. At most 200 subresources are fetched, and at most the tier’s source size or 100 MiB, whichever is smaller, in all (the page’s own document included); past it the page renders without the rest. The browser may use 1024 MiB of memory: a page that needs more answers 400 `invalid_source_file`. The page gets 30 s to load; one still loading then is printed as it stands. Printing or capturing has 20 s: a page without scripts that takes longer answers 400 `invalid_source_file`, one with scripts (a script that never yields) 504 `render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and Noto for Latin, Greek and Cyrillic, Noto CJK for Chinese, Japanese and Korean; the fonts used are embedded in the PDF. The file is named `page.<format>`, or after the page.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["webScreenshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/office-to-pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert an office document (Word, Excel, PowerPoint, OpenDocument, RTF) to PDF
+         * @description The source is downloaded under the source rules and its format is read from its bytes (docx, doc, xlsx, xls, pptx, ppt, odt, ods, odp, rtf): OOXML and OpenDocument files by the parts that name their kind, legacy Word, Excel and PowerPoint files by the streams of their compound file, RTF by its `{\rtf` header; the URL’s extension and the server’s content type are not consulted. Macro-enabled files (docm, xlsm, pptm), templates, other ZIP archives and anything else answer 400 `unsupported_input_format`. Before LibreOffice opens a ZIP-based document, its parts, and those of the archives it embeds (2 levels deep), are counted and inflated into a counter: more than 10000 parts, more than 512 MiB inflated in all, a part over 1 MiB inflating more than 500 times its stored size, or a part inflating past the size its directory declares answer 400 `invalid_source_file`, as do truncated or damaged files, password-protected documents, embedded archives over 64 MiB or unreadable, and legacy files over 256 MiB. Converted by LibreOffice with a fresh profile per request: macros are never run, links to other files, linked images and attached templates are not fetched (nothing leaves the function), and Carlito and Caladea stand in for Calibri and Cambria with the same metrics. A document LibreOffice cannot read answers 400 `invalid_source_file`; one whose conversion takes more than 110 s (or what the request has left) answers 504 `render_timeout`. The file is named after the source: `<name>.pdf`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["officeToPdf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audio-convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert audio, or the sound of a video, to another audio format
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is written as mp3 (LAME, 192 kbit/s), wav (16-bit PCM), ogg (Opus, 128 kbit/s; Vorbis when a sample rate Opus cannot hold is asked), aac (ADTS, 160 kbit/s), flac or m4a (AAC, 160 kbit/s). A stream that already fits the target and is not asked to change (bitrate, sampleRate, channels) is copied without re-encoding; start and duration cut it either way. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`). The file is named after the source: `<name>.<outputFormat>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["audioConvert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/video-convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a video to another container, resize, re-time or cut it
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Streams whose codec the target container holds are copied without re-encoding unless a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the first video and audio streams are kept; subtitles are dropped. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["videoConvert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/video-extract-audio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extract the sound track of a video as an audio file
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is written as outputFormat (mp3 by default), copied without re-encoding when it already fits and no bitrate is asked. Encoders and default bitrates as for /audio-convert. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["videoExtractAudio"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/video-thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capture one frame of a video as an image
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The frame at `at` seconds (default 10 % of the duration, or the first decodable frame when no frame lies past that time) as jpg, png or webp, optionally scaled to `width` with the aspect ratio kept. A time at or past the end answers 400 `invalid_range`. Reading one frame costs the same for any length, so the tier’s duration limit does not apply here.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["videoThumbnail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Container, duration, bit rate and streams of an audio or video file
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. container is the format read from the bytes. durationSeconds is read from the packets (demuxed, not decoded) where the header only estimates it or lacks it (MP3, ADTS, WAV, FLAC, files without a duration), else from the header; it and bitRate are null when they cannot be read. Streams are listed in file order; a cover picture attached to an audio file has type `image`. Nothing is decoded, so the tier’s duration limit does not apply.
+         */
+        post: operations["mediaInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/slugify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn text into a URL slug
+         * @description Unicode is folded to ASCII: German, French, Nordic, Cyrillic, Greek and more are transliterated. Umlauts fold to their base letter ("Wörld" → "world") unless `locale` asks for a language's own rules (`de`: ä → ae). `separator` is 1 to 3 of the URL-safe characters `-` `_` `.` `~`. `maxLength` cuts after a whole word, never inside or after a separator. A text with no letter or digit to keep (`"!!!"`) answers 400 `invalid_input`.
+         */
+        post: operations["slugify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hash text
+         * @description The digest of the text's UTF-8 bytes. md5 and sha1 are there for checksums, not for security.
+         */
+        post: operations["hash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/encode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Encode text (base64, base64url, base32, hex, url, html)
+         * @description base64, base64url, base32 and hex encode the text's UTF-8 bytes: base64 and base32 padded (RFC 4648 §4, §6), base64url unpadded (RFC 4648 §5, as in JWTs), hex in lowercase. `url` percent-encodes like encodeURIComponent (RFC 3986 unreserved characters and `!'()*` stay). `html` writes & < > " ' as character references.
+         */
+        post: operations["encode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/decode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decode text written in base64, base64url, base32, hex, url or html
+         * @description Strict: a character outside the alphabet, white space, wrong padding or non-zero padding bits, an odd number of hex digits, a broken %XX escape or a bad character reference answers 400 `invalid_input`, and so do bytes that are not UTF-8 text. base64url and base32 are read padded or unpadded; base32 and hex in either letter case. `url` does not turn `+` into a space. `html` decodes as a browser does in text, but refuses unknown named references (`&foo;`) and numeric references without `;` or to invalid code points.
+         */
+        post: operations["decode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/text-case": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the case of text
+         * @description lower, upper, title (every word capitalised) and sentence (every sentence capitalised, the rest lower case) keep spacing and punctuation. camel, pascal, snake, kebab and constant build an identifier from the words.
+         */
+        post: operations["textCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/text-stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count characters, words, sentences, lines and paragraphs
+         * @description Characters are grapheme clusters (what a reader sees as one character); words and sentences follow Unicode segmentation (Intl.Segmenter). A final line break starts no new line. Paragraphs are separated by blank lines. Reading time assumes 200 words per minute, rounded up to whole seconds.
+         */
+        post: operations["textStats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hmac": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * HMAC of text under a key
+         * @description HMAC (RFC 2104) of the UTF-8 bytes of `text` under the UTF-8 bytes of `key`.
+         */
+        post: operations["hmac"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uuid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate UUIDs (v4 or v7)
+         * @description Lowercase RFC 9562 UUIDs: version 4 (random) or 7 (Unix time in milliseconds, then random; sortable).
+         */
+        post: operations["uuid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/random-bytes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cryptographically secure random bytes
+         * @description Bytes from the operating system's CSPRNG. base64 is padded, base64url is not.
+         */
+        post: operations["randomBytes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a random password
+         * @description Characters are drawn uniformly from the enabled classes with a CSPRNG (no modulo bias), and every enabled class appears at least once. Symbols are `!#$%&()*+,-./:;<=>?@[]^_{|}~` (no quotes, backslash, backtick or space). All four classes switched off answers 400 `validation_failed`.
+         */
+        post: operations["passwordGenerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-hash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hash a password (argon2id, bcrypt, scrypt)
+         * @description Standard encoded forms with a random salt and fixed costs: argon2id as a PHC string `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>`; bcrypt as `$2b$11$…`; scrypt as a PHC string `$scrypt$ln=15,r=8,p=3$<salt>$<hash>` (N = 2^ln; salt 16 bytes and hash 32 bytes in unpadded standard base64). bcrypt reads only 72 bytes, so a longer password is refused with 400 `invalid_input` rather than cut silently.
+         */
+        post: operations["passwordHash"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a password against a hash
+         * @description The algorithm and its costs are read from the hash: argon2id/argon2i/argon2d PHC strings, bcrypt (`$2a$`, `$2b$`, `$2y$`) and `$scrypt$` PHC strings. Any other form, a malformed hash, or costs beyond argon2 64 MiB × 4 passes, bcrypt cost 13 or scrypt 64 MiB answer 400 `invalid_input`. A wrong password is `{valid: false}`.
+         */
+        post: operations["passwordVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jwt-decode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a JWT without verifying it
+         * @description Header and claims of a signed JWT (JWS compact serialisation), WITHOUT checking the signature: never trust them for access decisions. A token that is not three base64url parts with a JSON object header and claims set, or an encrypted JWT (JWE), answers 400 `invalid_input`.
+         */
+        post: operations["jwtDecode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jwt-verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a JWT signature and its time claims
+         * @description Send exactly one key: `secret` (UTF-8) for HS256/384/512, or `publicKey` for RS*, PS* (RSA ≥ 2048 bits), ES256/384/512 (P-256/384/521) and EdDSA/Ed25519, as PEM (SPKI, PKCS#1 or an X.509 certificate) or one public JWK. The key decides which algorithms may be used, never the token: `alg: none`, an HS token against a public key and an RS token against a secret are all `{valid: false, reason: "algorithm_not_allowed"}`. `exp` and `nbf` are checked against the current time with no leeway. Answers `{valid: true, payload}` or `{valid: false, reason}` with reason one of algorithm_not_allowed, signature_invalid, expired, not_yet_valid, claim_invalid (e.g. a non-numeric exp), token_invalid (e.g. an unsupported critical header). A request that cannot be judged answers 400 `invalid_input`: a malformed token (as /jwt-decode), an unreadable, private, symmetric or too weak `publicKey`, a `secret` that is really a PEM or JWK key, or `algorithms` that do not fit the key.
+         */
+        post: operations["jwtVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/encrypt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Encrypt text with a passphrase (AES-256-GCM)
+         * @description AES-256-GCM under a key derived from the passphrase (NFC-normalised) with scrypt N = 2^15, r = 8, p = 1 and a random 16-byte salt. The answer is one unpadded base64url string: version byte 0x01 | salt (16) | nonce (12) | ciphertext | tag (16); the version, salt and nonce are authenticated as additional data. Only /decrypt with the same passphrase reads it.
+         */
+        post: operations["encrypt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/decrypt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decrypt an /encrypt ciphertext
+         * @description A wrong passphrase and a changed, truncated or unknown-version ciphertext answer 400 `decrypt_failed` (the two cannot be told apart, by design); text with characters outside the base64url alphabet answers 400 `invalid_input`.
+         */
+        post: operations["decrypt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checksum": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Checksum of a remote file
+         * @description Downloads `sourceUrl` under the source rules (no redirects, public addresses only, the tier’s size limit) and hashes the bytes while they stream in. Any file format; `hash` is lowercase hex.
+         */
+        post: operations["checksum"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an async job
+         * @description Only the API key that created the job may read it; any other key, an unknown id and a job older than 24 h answer 404. Without x-api-key: 401 missing_api_key. A job that does not finish within its function’s time fails with `media_too_long`. A job whose worker stopped without finishing (out of memory, or at the function’s timeout) reads as `failed` with `internal_error` once its heartbeat (stored every 20 s while it runs) is two minutes old, and the webhook is then sent by Lambda’s retry of the worker’s invocation. A job that could not start within an hour (every attempt to run it failed) reads as `failed` with `internal_error` from then on; no webhook is sent for it.
+         */
+        get: operations["jobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        ErrorBody: {
+            /**
+             * @description A stable, machine-readable code.
+             * @enum {string}
+             */
+            error: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "unsupported_output_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range" | "no_audio_stream" | "no_video_stream" | "decrypt_failed" | "invalid_api_key" | "missing_api_key" | "invalid_proxy_secret" | "insufficient_permissions" | "not_found" | "method_not_allowed" | "request_too_large" | "source_too_large" | "media_too_long" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "engine_unavailable" | "source_timeout" | "render_timeout";
+            /** @description Human-readable; for validation_failed it names every offending field by its path. */
+            message: string;
+        };
+        StatusResponse: {
+            /** @constant */
+            status: "ok";
+            /** @description The version of the deployed service. */
+            version: string;
+            /**
+             * Format: date-time
+             * @description The server time, UTC.
+             */
+            time: string;
+            /**
+             * @description The caller's tier: free without x-api-key, else the key's.
+             * @enum {string}
+             */
+            tier: "free" | "pro" | "enterprise";
+            /** @description The caller's limits, from its tier. */
+            limits: {
+                /** @description The caller's requests per minute (per key, or per client IP). */
+                requestsPerMinute: number;
+                /** @description The largest source a file route downloads. */
+                maxSourceBytes: number;
+                /** @description The longest audio or video a media route takes. */
+                maxMediaSeconds: number;
+            };
+            engines: {
+                /** @description The sharp version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
+                sharp: string;
+                /** @description The libvips version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
+                libvips: string;
+                /** @description The ffmpeg version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
+                ffmpeg: string;
+                /** @description The @hyzyla/pdfium (PDFium) version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
+                pdfium: string;
+                /** @description The Chromium (HTML, web page and Markdown routes) version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
+                chromium: string;
+                /** @description The LibreOffice (/office-to-pdf) version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
+                libreoffice: string;
+                /** @description The Node.js version. */
+                node: string;
+            };
+        };
+        FormatsResponse: {
+            categories: {
+                image: {
+                    inputs: string[];
+                    outputs: string[];
+                    operations: {
+                        /** @description The route, e.g. `/image-convert`. */
+                        path: string;
+                        /** @description Input formats (sniffed from the bytes); `text`: a string field of the request. */
+                        inputs: string[];
+                        /** @description What it answers: formats, `zip` for several files, `json` for a JSON answer. */
+                        outputs: string[];
+                        /** @description Enumerated body fields by name, with every value the route accepts. */
+                        options?: {
+                            [key: string]: (string | number)[];
+                        };
+                    }[];
+                };
+                pdf: {
+                    inputs: string[];
+                    outputs: string[];
+                    operations: {
+                        /** @description The route, e.g. `/image-convert`. */
+                        path: string;
+                        /** @description Input formats (sniffed from the bytes); `text`: a string field of the request. */
+                        inputs: string[];
+                        /** @description What it answers: formats, `zip` for several files, `json` for a JSON answer. */
+                        outputs: string[];
+                        /** @description Enumerated body fields by name, with every value the route accepts. */
+                        options?: {
+                            [key: string]: (string | number)[];
+                        };
+                    }[];
+                };
+                document: {
+                    inputs: string[];
+                    outputs: string[];
+                    operations: {
+                        /** @description The route, e.g. `/image-convert`. */
+                        path: string;
+                        /** @description Input formats (sniffed from the bytes); `text`: a string field of the request. */
+                        inputs: string[];
+                        /** @description What it answers: formats, `zip` for several files, `json` for a JSON answer. */
+                        outputs: string[];
+                        /** @description Enumerated body fields by name, with every value the route accepts. */
+                        options?: {
+                            [key: string]: (string | number)[];
+                        };
+                    }[];
+                };
+                audio: {
+                    inputs: string[];
+                    outputs: string[];
+                    operations: {
+                        /** @description The route, e.g. `/image-convert`. */
+                        path: string;
+                        /** @description Input formats (sniffed from the bytes); `text`: a string field of the request. */
+                        inputs: string[];
+                        /** @description What it answers: formats, `zip` for several files, `json` for a JSON answer. */
+                        outputs: string[];
+                        /** @description Enumerated body fields by name, with every value the route accepts. */
+                        options?: {
+                            [key: string]: (string | number)[];
+                        };
+                    }[];
+                };
+                video: {
+                    inputs: string[];
+                    outputs: string[];
+                    operations: {
+                        /** @description The route, e.g. `/image-convert`. */
+                        path: string;
+                        /** @description Input formats (sniffed from the bytes); `text`: a string field of the request. */
+                        inputs: string[];
+                        /** @description What it answers: formats, `zip` for several files, `json` for a JSON answer. */
+                        outputs: string[];
+                        /** @description Enumerated body fields by name, with every value the route accepts. */
+                        options?: {
+                            [key: string]: (string | number)[];
+                        };
+                    }[];
+                };
+                text: {
+                    inputs: string[];
+                    outputs: string[];
+                    operations: {
+                        /** @description The route, e.g. `/image-convert`. */
+                        path: string;
+                        /** @description Input formats (sniffed from the bytes); `text`: a string field of the request. */
+                        inputs: string[];
+                        /** @description What it answers: formats, `zip` for several files, `json` for a JSON answer. */
+                        outputs: string[];
+                        /** @description Enumerated body fields by name, with every value the route accepts. */
+                        options?: {
+                            [key: string]: (string | number)[];
+                        };
+                    }[];
+                };
+                crypto: {
+                    inputs: string[];
+                    outputs: string[];
+                    operations: {
+                        /** @description The route, e.g. `/image-convert`. */
+                        path: string;
+                        /** @description Input formats (sniffed from the bytes); `text`: a string field of the request. */
+                        inputs: string[];
+                        /** @description What it answers: formats, `zip` for several files, `json` for a JSON answer. */
+                        outputs: string[];
+                        /** @description Enumerated body fields by name, with every value the route accepts. */
+                        options?: {
+                            [key: string]: (string | number)[];
+                        };
+                    }[];
+                };
+            };
+            /** @description Alternative spellings accepted in requests, by their canonical name. */
+            aliases: {
+                jpeg: string;
+                tif: string;
+                heif: string;
+            };
+        };
+        JobAccepted: {
+            jobId: string;
+            /** @constant */
+            status: "queued";
+            /** @description Where to poll the job: `/jobs/<jobId>`, relative to the API base URL. */
+            statusUrl: string;
+        };
+        ImageMetadataResponse: {
+            /**
+             * @description The format read from the bytes.
+             * @enum {string}
+             */
+            format: "jpg" | "png" | "webp" | "avif" | "heic" | "svg" | "gif" | "tiff" | "bmp" | "ico";
+            /** @description Width of the upright image (EXIF orientation applied), of one frame or page. */
+            width: number;
+            /** @description Height of the upright image, of one frame or page. */
+            height: number;
+            /** @description Frames of an animation, pages of a TIFF, images of a HEIC, entries of an ICO; 1 otherwise. */
+            pages: number;
+            /** @description A GIF or WebP with more than one frame. */
+            animated: boolean;
+            hasAlpha: boolean;
+            /** @description The colour space as stored: srgb, cmyk, b-w (grey), rgb16, grey16, … */
+            space: string;
+            /** @description Pixels per inch, when the file states it. */
+            density: number | null;
+            /** @description EXIF orientation as stored (1: upright). */
+            orientation: number;
+            sizeBytes: number;
+            /** @description EXIF tags by group, when present: dates in ISO 8601, binary values (maker notes) left out. */
+            exif?: {
+                Image?: {
+                    [key: string]: unknown;
+                };
+                Photo?: {
+                    [key: string]: unknown;
+                };
+                GPSInfo?: {
+                    [key: string]: unknown;
+                };
+                Iop?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        PdfInfoResponse: {
+            /** @description The page count; null only for a file that needs a user password and whose page tree is encrypted as well. */
+            pages: number | null;
+            /** @description Whether the file is encrypted (password or permissions protection). */
+            encrypted: boolean;
+            /** @description e.g. "1.7": the header’s version, or the catalog’s when that is later. */
+            pdfVersion: string;
+            /** @description Title from the document information; null when absent. */
+            title: string | null;
+            /** @description Author from the document information; null when absent. */
+            author: string | null;
+            /** @description The application that made the original document, from the document information; null when absent. */
+            creator: string | null;
+            /** @description The software that wrote the PDF, from the document information; null when absent. */
+            producer: string | null;
+            /** @description Page sizes in points (1/72 in) as displayed (crop box, rotation applied), for the first 100 pages. */
+            pageSizes: {
+                width: number;
+                height: number;
+            }[];
+            /** @description The size of the source file. */
+            sizeBytes: number;
+        };
+        MediaInfoResponse: {
+            /** @description The container format read from the bytes, e.g. mp4, webm, mp3. */
+            container: string;
+            /** @description null when the file does not state it. */
+            durationSeconds: number | null;
+            sizeBytes: number;
+            /** @description Overall bits per second; null when unknown. */
+            bitRate: number | null;
+            streams: {
+                /**
+                 * @description image: a still picture attached to the file (cover art).
+                 * @enum {string}
+                 */
+                type: "video" | "audio" | "subtitle" | "data" | "attachment" | "image";
+                codec: string;
+                width?: number;
+                height?: number;
+                fps?: number;
+                sampleRate?: number;
+                channels?: number;
+                bitRate?: number;
+            }[];
+        };
+        SlugifyResponse: {
+            slug: string;
+        };
+        HashResponse: {
+            /** @enum {string} */
+            algorithm: "md5" | "sha1" | "sha256" | "sha384" | "sha512" | "sha3-256" | "sha3-512" | "blake2b512";
+            /** @enum {string} */
+            encoding: "hex" | "base64";
+            hash: string;
+        };
+        EncodeResponse: {
+            /** @enum {string} */
+            encoding: "base64" | "base64url" | "base32" | "hex" | "url" | "html";
+            result: string;
+        };
+        DecodeResponse: {
+            /** @enum {string} */
+            encoding: "base64" | "base64url" | "base32" | "hex" | "url" | "html";
+            result: string;
+        };
+        TextCaseResponse: {
+            /** @enum {string} */
+            case: "lower" | "upper" | "title" | "sentence" | "camel" | "pascal" | "snake" | "kebab" | "constant";
+            result: string;
+        };
+        TextStatsResponse: {
+            /** @description User-perceived characters (Unicode grapheme clusters). */
+            characters: number;
+            /** @description Characters that are not white space. */
+            charactersNoSpaces: number;
+            words: number;
+            sentences: number;
+            lines: number;
+            paragraphs: number;
+            /** @description At 200 words per minute, rounded up. */
+            readingTimeSeconds: number;
+        };
+        HmacResponse: {
+            /** @enum {string} */
+            algorithm: "sha256" | "sha1" | "sha384" | "sha512";
+            /** @enum {string} */
+            encoding: "hex" | "base64";
+            hmac: string;
+        };
+        UuidResponse: {
+            uuids: string[];
+        };
+        RandomBytesResponse: {
+            random: string;
+        };
+        PasswordGenerateResponse: {
+            password: string;
+        };
+        PasswordHashResponse: {
+            /** @enum {string} */
+            algorithm: "argon2id" | "bcrypt" | "scrypt";
+            hash: string;
+        };
+        PasswordVerifyResponse: {
+            valid: boolean;
+        };
+        JwtDecodeResponse: {
+            header: {
+                [key: string]: unknown;
+            };
+            payload: {
+                [key: string]: unknown;
+            };
+        };
+        JwtVerifyResponse: {
+            valid: boolean;
+            /** @description The verified claims, only when valid. */
+            payload?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Why the token is not valid, only when not valid.
+             * @enum {string}
+             */
+            reason?: "algorithm_not_allowed" | "signature_invalid" | "expired" | "not_yet_valid" | "claim_invalid" | "token_invalid";
+        };
+        EncryptResponse: {
+            ciphertext: string;
+        };
+        DecryptResponse: {
+            text: string;
+        };
+        ChecksumResponse: {
+            /** @enum {string} */
+            algorithm: "md5" | "sha1" | "sha256" | "sha384" | "sha512" | "sha3-256" | "sha3-512" | "blake2b512";
+            /** @description Lowercase hex. */
+            hash: string;
+            sizeBytes: number;
+        };
+        JobsResponse: {
+            jobId: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed";
+            progress: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            finishedAt?: string;
+            /**
+             * Format: uri
+             * @description A time-limited download link for the result (1 h by default, never past the job’s expiry).
+             */
+            resultUrl?: string;
+            error?: {
+                error: string;
+                message: string;
+            };
+        };
+    };
+    responses: {
+        /** @description Error: `engine_unavailable`. */
+        EngineUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "engine_unavailable";
+                };
+            };
+        };
+        /** @description Internal error: `internal_error`. */
+        InternalError: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "internal_error";
+                };
+            };
+        };
+        /** @description Unauthorized: `invalid_api_key`. */
+        InvalidApiKey: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "invalid_api_key";
+                };
+            };
+        };
+        /** @description Forbidden: `invalid_proxy_secret`. */
+        InvalidProxySecret: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "invalid_proxy_secret";
+                };
+            };
+        };
+        /** @description Not found: `not_found`. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "not_found";
+                };
+            };
+        };
+        /** @description Too many requests: `rate_limit_exceeded`. */
+        RateLimitExceeded: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "rate_limit_exceeded";
+                };
+            };
+        };
+        /** @description Too large: `request_too_large`. */
+        RequestTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "request_too_large";
+                };
+            };
+        };
+        /** @description Source timeout: `source_timeout`. */
+        SourceTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "source_timeout";
+                };
+            };
+        };
+        /** @description Unsupported media type: `unsupported_media_type`. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "unsupported_media_type";
+                };
+            };
+        };
+    };
+    parameters: never;
+    requestBodies: {
+        ImageConvertRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The format to write. jpeg is an alias of jpg, tif of tiff. heic (or heif) is refused with 400 unsupported_output_format: no HEIC encoder is shipped; avif and webp are the alternatives.
+                     * @enum {string}
+                     */
+                    outputFormat: "jpg" | "png" | "webp" | "avif" | "gif" | "tiff" | "bmp" | "ico" | "svg" | "jpeg" | "tif";
+                    /** @description 1–100 on the encoder's own scale: jpg (default 85), webp (85), avif (60); for png a quality asks for a palette (libimagequant) of at most that quality. gif, tiff, bmp and ico are written without loss or with a palette and ignore it. */
+                    quality?: number;
+                    /** @description Output width in pixels (1–16384). With both width and height, width × height may be at most 100 megapixels (400 validation_failed naming width). */
+                    width?: number;
+                    /** @description Output height in pixels (1–16384). */
+                    height?: number;
+                    /**
+                     * @description How the image fits width × height: inside (default: scaled to fit within, aspect kept), outside (to cover, aspect kept), cover (cropped to fill), contain (padded with background), fill (stretched).
+                     * @default inside
+                     * @enum {string}
+                     */
+                    fit?: "cover" | "contain" | "fill" | "inside" | "outside";
+                    /** @description A CSS colour for pixels that lose their transparency (jpg, bmp; default white) and for contain padding (default transparent where the target holds alpha). */
+                    background?: string;
+                    /**
+                     * @description Drop EXIF, XMP and ICC metadata (default). With false, EXIF and XMP are kept and an sRGB profile is attached; the orientation tag is reset, as the pixels are turned upright.
+                     * @default true
+                     */
+                    stripMetadata?: boolean;
+                    /**
+                     * @description Keep every frame of an animated GIF or WebP when the target is gif or webp; other targets take the first frame.
+                     * @default true
+                     */
+                    animated?: boolean;
+                    /**
+                     * @description Square sizes of the entries of an ICO target (1–256), the image contained in each.
+                     * @default [
+                     *       16,
+                     *       32,
+                     *       48,
+                     *       256
+                     *     ]
+                     */
+                    icoSizes?: number[];
+                    /**
+                     * @description For an svg target: trace (default) draws vector paths of a 16-colour trace; embed places the raster (PNG with alpha, else JPEG) inside an SVG.
+                     * @default trace
+                     * @enum {string}
+                     */
+                    svgMode?: "trace" | "embed";
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        ImageResizeRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
+                     */
+                    sourceUrl: string;
+                    /** @description Target width in pixels (1–16384); give width, height or both. With both width and height, width × height may be at most 100 megapixels (400 validation_failed naming width). */
+                    width?: number;
+                    /** @description Target height in pixels (1–16384); give width, height or both. */
+                    height?: number;
+                    /**
+                     * @description How the image fits width × height: inside (default: scaled to fit within, aspect kept), outside (to cover, aspect kept), cover (cropped to fill), contain (padded with background), fill (stretched).
+                     * @default inside
+                     * @enum {string}
+                     */
+                    fit?: "cover" | "contain" | "fill" | "inside" | "outside";
+                    /**
+                     * @description What to keep when cover or contain crops or pads: centre (default), a compass point (north, northeast, …), or a smart crop for cover: attention (the most salient region) or entropy (the most detailed).
+                     * @default centre
+                     * @enum {string}
+                     */
+                    position?: "centre" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "attention" | "entropy" | "center";
+                    /**
+                     * @description Never enlarge: an image smaller than the target keeps its size (default).
+                     * @default true
+                     */
+                    withoutEnlargement?: boolean;
+                    /** @description A CSS colour for contain padding and for transparency a jpg or bmp cannot hold. */
+                    background?: string;
+                    /**
+                     * @description The format to write; default the input’s, png for heic and svg inputs. Aliases as for image-convert.
+                     * @enum {string}
+                     */
+                    outputFormat?: "jpg" | "png" | "webp" | "avif" | "gif" | "tiff" | "bmp" | "ico" | "svg" | "jpeg" | "tif";
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                } & (unknown | {
+                    width?: never;
+                });
+            };
+        };
+        ImageOptimizeRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
+                     */
+                    sourceUrl: string;
+                    /** @description Quality of the lossy encoders jpg, webp and avif, default 80; with maxBytes, the highest quality tried. png is lossless unless a quality or maxBytes is given: by default it gets an exact palette when it has at most 256 colours and the best lossless true-colour compression otherwise, every pixel kept. An explicit quality asks for a libimagequant palette of at most that quality (lossy); maxBytes alone starts that search at 80. gif, tiff, bmp, ico and svg ignore it. */
+                    quality?: number;
+                    /**
+                     * @description The format to write; default the input’s, png for heic and svg inputs.
+                     * @enum {string}
+                     */
+                    outputFormat?: "jpg" | "png" | "webp" | "avif" | "gif" | "tiff" | "bmp" | "ico" | "svg" | "jpeg" | "tif";
+                    /** @description Largest width in pixels (1–16384). */
+                    maxWidth?: number;
+                    /** @description Largest height in pixels (1–16384). */
+                    maxHeight?: number;
+                    /**
+                     * @description Lossless webp or avif; png stays lossless even with a quality or maxBytes. jpg has no lossless mode: lossless with a jpg output (outputFormat jpg, or a jpg source kept as jpg) answers 400 validation_failed.
+                     * @default false
+                     */
+                    lossless?: boolean;
+                    /** @description Largest file wanted, in bytes: the quality is lowered step by step (bisection) until the file fits; 400 validation_failed naming maxBytes when even quality 1 does not, or when the output has no quality to lower (gif, tiff, bmp, ico, svg, lossless) and is larger. */
+                    maxBytes?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        ImageMetadataRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
+                     */
+                    sourceUrl: string;
+                };
+            };
+        };
+        PdfMergeRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sources": [
+                 *         "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *         "https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources/pdf/dummy.pdf"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description URLs of the PDFs to merge, in order: at least 2, at most the tier's batch size (free 5, pro 50, enterprise 200). */
+                    sources: string[];
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfSplitRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "ranges": "1-3,5,7-"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The documents to cut out, one per range, in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
+                    ranges?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfCompressRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "level": "high"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description How hard raster images are compressed: low (200 dpi, JPEG 85), medium (150, 75), high (100, 60).
+                     * @default medium
+                     * @enum {string}
+                     */
+                    level?: "low" | "medium" | "high";
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfToImageRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "outputFormat": "webp",
+                 *       "dpi": 100,
+                 *       "pages": "1-2"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The image format of the pages; jpeg is an alias of jpg.
+                     * @default png
+                     * @enum {string}
+                     */
+                    outputFormat?: "png" | "jpg" | "webp" | "jpeg";
+                    /**
+                     * @description Resolution: pixels per inch of the page.
+                     * @default 150
+                     */
+                    dpi?: number;
+                    /** @description The pages to render in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
+                    pages?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        ImageToPdfRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sources": [
+                 *         "https://upload.wikimedia.org/wikipedia/commons/3/3f/JPEG_example_flower.jpg",
+                 *         "https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png"
+                 *       ],
+                 *       "pageSize": "a4",
+                 *       "margin": 36
+                 *     }
+                 */
+                "application/json": {
+                    /** @description URLs of the images, one page each, in order: at least 1, at most the tier's batch size (free 5, pro 50, enterprise 200). */
+                    sources: string[];
+                    /**
+                     * @description fit: each page takes its image’s size (at the image’s own dpi, else 72); a4 and letter: the image is scaled to fit and centred, the page turned to landscape for wide images.
+                     * @default fit
+                     * @enum {string}
+                     */
+                    pageSize?: "fit" | "a4" | "letter";
+                    /**
+                     * @description White space around each image, in points (1/72 in).
+                     * @default 0
+                     */
+                    margin?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfInfoRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                };
+            };
+        };
+        HtmlToPdfRequest: {
+            content: {
+                "application/json": {
+                    /** @description The HTML document, at most 1 MiB in UTF-8. */
+                    html?: string;
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of an HTML file; its relative links resolve against it.
+                     */
+                    sourceUrl?: string;
+                    /**
+                     * @description a4 (default), letter, legal, a3, a5, or {width, height} in points (1/72 in), each 72–14400; named sizes are portrait unless `landscape`.
+                     * @default a4
+                     */
+                    pageSize?: ("a4" | "letter" | "legal" | "a3" | "a5") | {
+                        width: number;
+                        height: number;
+                    };
+                    /**
+                     * @description Turns the page a quarter: width and height swap.
+                     * @default false
+                     */
+                    landscape?: boolean;
+                    /**
+                     * @description The margin on all four sides, in points (default 36, half an inch); at most 288, and it must leave at least half an inch of the page: twice the margin less than the shorter side minus 36 points (a4: less than 279.64, letter: less than 288, legal: less than 288, a5: less than 191.77; a {width, height} page: less than (shorter side − 36) / 2, so 18 on the smallest). Else 400 validation_failed naming margin.
+                     * @default 36
+                     */
+                    margin?: number;
+                    /**
+                     * @description Prints background colours and images.
+                     * @default true
+                     */
+                    printBackground?: boolean;
+                    /**
+                     * @description Scales the rendering: 0.1–2, default 1.
+                     * @default 1
+                     */
+                    scale?: number;
+                    /**
+                     * @description Runs the page’s scripts (default false: the page is printed as its markup and styles draw it).
+                     * @default false
+                     */
+                    javascript?: boolean;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                } & ((unknown | unknown) & unknown & unknown & unknown & unknown);
+            };
+        };
+        UrlToPdfRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description The web page, an absolute http(s) URL, fetched under the source rules.
+                     */
+                    url: string;
+                    /**
+                     * @description a4 (default), letter, legal, a3, a5, or {width, height} in points (1/72 in), each 72–14400; named sizes are portrait unless `landscape`.
+                     * @default a4
+                     */
+                    pageSize?: ("a4" | "letter" | "legal" | "a3" | "a5") | {
+                        width: number;
+                        height: number;
+                    };
+                    /**
+                     * @description Turns the page a quarter: width and height swap.
+                     * @default false
+                     */
+                    landscape?: boolean;
+                    /**
+                     * @description The margin on all four sides, in points (default 36, half an inch); at most 288, and it must leave at least half an inch of the page: twice the margin less than the shorter side minus 36 points (a4: less than 279.64, letter: less than 288, legal: less than 288, a5: less than 191.77; a {width, height} page: less than (shorter side − 36) / 2, so 18 on the smallest). Else 400 validation_failed naming margin.
+                     * @default 36
+                     */
+                    margin?: number;
+                    /**
+                     * @description Prints background colours and images.
+                     * @default true
+                     */
+                    printBackground?: boolean;
+                    /**
+                     * @description Scales the rendering: 0.1–2, default 1.
+                     * @default 1
+                     */
+                    scale?: number;
+                    /**
+                     * @description Runs the page’s scripts (default false: the page is printed as its markup and styles draw it).
+                     * @default false
+                     */
+                    javascript?: boolean;
+                    /**
+                     * @description When the page counts as loaded: its load event (default), or no request for 500 ms.
+                     * @default load
+                     * @enum {string}
+                     */
+                    waitFor?: "load" | "networkidle";
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                } & (unknown & unknown & unknown & unknown);
+            };
+        };
+        MarkdownToPdfRequest: {
+            content: {
+                "application/json": {
+                    /** @description The Markdown text (CommonMark and tables), at most 1 MiB in UTF-8. */
+                    markdown?: string;
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of a Markdown file (UTF-8).
+                     */
+                    sourceUrl?: string;
+                    /**
+                     * @description a4 (default), letter, legal, a3, a5, or {width, height} in points (1/72 in), each 72–14400; named sizes are portrait unless `landscape`.
+                     * @default a4
+                     */
+                    pageSize?: ("a4" | "letter" | "legal" | "a3" | "a5") | {
+                        width: number;
+                        height: number;
+                    };
+                    /**
+                     * @description Turns the page a quarter: width and height swap.
+                     * @default false
+                     */
+                    landscape?: boolean;
+                    /**
+                     * @description The margin on all four sides, in points (default 36, half an inch); at most 288, and it must leave at least half an inch of the page: twice the margin less than the shorter side minus 36 points (a4: less than 279.64, letter: less than 288, legal: less than 288, a5: less than 191.77; a {width, height} page: less than (shorter side − 36) / 2, so 18 on the smallest). Else 400 validation_failed naming margin.
+                     * @default 36
+                     */
+                    margin?: number;
+                    /**
+                     * @description Prints background colours and images.
+                     * @default true
+                     */
+                    printBackground?: boolean;
+                    /**
+                     * @description Scales the rendering: 0.1–2, default 1.
+                     * @default 1
+                     */
+                    scale?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                } & ((unknown | unknown) & unknown & unknown & unknown & unknown);
+            };
+        };
+        WebScreenshotRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description The web page, an absolute http(s) URL, fetched under the source rules.
+                     */
+                    url?: string;
+                    /** @description The HTML document, at most 1 MiB in UTF-8. */
+                    html?: string;
+                    /**
+                     * @description png (default), jpg or webp; jpeg is an alias of jpg.
+                     * @default png
+                     * @enum {string}
+                     */
+                    outputFormat?: "png" | "jpg" | "webp" | "jpeg";
+                    /**
+                     * @description The viewport width in CSS pixels.
+                     * @default 1280
+                     */
+                    width?: number;
+                    /**
+                     * @description The viewport height in CSS pixels.
+                     * @default 800
+                     */
+                    height?: number;
+                    /**
+                     * @description Captures the whole page, not only the viewport (at most 16384 pixels tall).
+                     * @default false
+                     */
+                    fullPage?: boolean;
+                    /** @description Runs the page’s scripts; default false for `html`, true for `url`. */
+                    javascript?: boolean;
+                    /**
+                     * @description When the page counts as loaded: its load event (default), or no request for 500 ms — for a page its scripts draw after it loads.
+                     * @default load
+                     * @enum {string}
+                     */
+                    waitFor?: "load" | "networkidle";
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                } & (unknown | unknown);
+            };
+        };
+        OfficeToPdfRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://calibre-ebook.com/downloads/demos/demo.docx"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the document (docx, doc, xlsx, xls, pptx, ppt, odt, ods, odp, rtf); the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        AudioConvertRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/horse.mp3",
+                 *       "outputFormat": "ogg",
+                 *       "bitrate": 96,
+                 *       "channels": 1
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The audio format to write.
+                     * @enum {string}
+                     */
+                    outputFormat: "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
+                    /** @description Audio bitrate in kbit/s, for the lossy formats only: with wav or flac it answers 400 validation_failed. */
+                    bitrate?: number;
+                    /**
+                     * @description Output sample rate in Hz; default the source’s. mp3 holds rates up to 48000.
+                     * @enum {number}
+                     */
+                    sampleRate?: 8000 | 11025 | 12000 | 16000 | 22050 | 24000 | 32000 | 44100 | 48000 | 88200 | 96000;
+                    /**
+                     * @description 1 (mono) or 2 (stereo); default the source’s.
+                     * @enum {number}
+                     */
+                    channels?: 1 | 2;
+                    /** @description Start at this many seconds into the source (a cut that is exact to the frame). */
+                    start?: number;
+                    /** @description Keep at most this many seconds. */
+                    duration?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                } & (unknown & unknown);
+            };
+        };
+        VideoConvertRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/mov_bbb.mp4",
+                 *       "outputFormat": "webm",
+                 *       "width": 320,
+                 *       "quality": "low"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The container to write.
+                     * @enum {string}
+                     */
+                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi";
+                    /** @description Output width in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. */
+                    width?: number;
+                    /** @description Output height in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. */
+                    height?: number;
+                    /**
+                     * @description Encoding quality: low, medium (the default when re-encoding) or high. Giving it asks for a re-encode even where the stream could be copied.
+                     * @enum {string}
+                     */
+                    quality?: "low" | "medium" | "high";
+                    /** @description Output frame rate. */
+                    fps?: number;
+                    /** @description Start at this many seconds into the source (a cut that is exact to the frame). */
+                    start?: number;
+                    /** @description Keep at most this many seconds. */
+                    duration?: number;
+                    /**
+                     * @description Drop the audio.
+                     * @default false
+                     */
+                    mute?: boolean;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        VideoExtractAudioRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/mov_bbb.mp4",
+                 *       "outputFormat": "mp3"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The audio format to write.
+                     * @default mp3
+                     * @enum {string}
+                     */
+                    outputFormat?: "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
+                    /** @description Audio bitrate in kbit/s, for the lossy formats only: with wav or flac it answers 400 validation_failed. */
+                    bitrate?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        VideoThumbnailRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/mov_bbb.mp4",
+                 *       "at": 2,
+                 *       "outputFormat": "jpg",
+                 *       "width": 320
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The moment to capture, in seconds; default 10 % of the duration. */
+                    at?: number;
+                    /**
+                     * @description The image format; jpeg is an alias of jpg.
+                     * @default jpg
+                     * @enum {string}
+                     */
+                    outputFormat?: "jpg" | "png" | "webp" | "jpeg";
+                    /** @description Image width in pixels; the aspect ratio is kept, and the height it makes may not pass 8192 pixels (400 validation_failed). Default the video’s own. */
+                    width?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        MediaInfoRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/mov_bbb.mp4"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                };
+            };
+        };
+        SlugifyRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Héllo Wörld!"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The text to turn into a URL slug. */
+                    text: string;
+                    /**
+                     * @description What joins the words: 1 to 3 of the URL-safe characters `-` `_` `.` `~`.
+                     * @default -
+                     */
+                    separator?: string;
+                    /** @default true */
+                    lowercase?: boolean;
+                    /** @description Cut the slug to at most this many characters, after a whole word: it never ends with (part of) a separator. Only a first word longer than this is cut inside. */
+                    maxLength?: number;
+                    /**
+                     * @description Language-specific transliteration, e.g. `de` for ä → ae, ö → oe, ü → ue. Without it, letters fold to their base letter (ä → a).
+                     * @enum {string}
+                     */
+                    locale?: "de" | "da" | "nb" | "sv" | "hu" | "tr" | "sr";
+                };
+            };
+        };
+        HashRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "hello",
+                 *       "algorithm": "sha256"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The text to hash, as UTF-8 bytes. */
+                    text: string;
+                    /**
+                     * @default sha256
+                     * @enum {string}
+                     */
+                    algorithm?: "md5" | "sha1" | "sha256" | "sha384" | "sha512" | "sha3-256" | "sha3-512" | "blake2b512";
+                    /**
+                     * @description How the digest is written.
+                     * @default hex
+                     * @enum {string}
+                     */
+                    encoding?: "hex" | "base64";
+                };
+            };
+        };
+        EncodeRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Hello, Wörld!",
+                 *       "encoding": "base64"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The text to encode; binary encodings encode its UTF-8 bytes. */
+                    text: string;
+                    /**
+                     * @description base64 (RFC 4648 §4, padded), base64url (RFC 4648 §5, unpadded), base32 (RFC 4648 §6, padded), hex (lowercase), url (RFC 3986 percent-encoding), html (character references).
+                     * @enum {string}
+                     */
+                    encoding: "base64" | "base64url" | "base32" | "hex" | "url" | "html";
+                };
+            };
+        };
+        DecodeRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "SGVsbG8sIFfDtnJsZCE=",
+                 *       "encoding": "base64"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The encoded text; it must be valid in that encoding and decode to UTF-8 text. */
+                    text: string;
+                    /**
+                     * @description base64 (RFC 4648 §4, padded), base64url (RFC 4648 §5, unpadded), base32 (RFC 4648 §6, padded), hex (lowercase), url (RFC 3986 percent-encoding), html (character references).
+                     * @enum {string}
+                     */
+                    encoding: "base64" | "base64url" | "base32" | "hex" | "url" | "html";
+                };
+            };
+        };
+        TextCaseRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "hello wonderful world",
+                 *       "case": "camel"
+                 *     }
+                 */
+                "application/json": {
+                    text: string;
+                    /** @enum {string} */
+                    case: "lower" | "upper" | "title" | "sentence" | "camel" | "pascal" | "snake" | "kebab" | "constant";
+                };
+            };
+        };
+        TextStatsRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Hello world. This is a test.\n\nSecond paragraph."
+                 *     }
+                 */
+                "application/json": {
+                    text: string;
+                };
+            };
+        };
+        HmacRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "hello",
+                 *       "key": "my-secret"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The message, as UTF-8 bytes. */
+                    text: string;
+                    /** @description The key, as UTF-8 bytes. */
+                    key: string;
+                    /**
+                     * @default sha256
+                     * @enum {string}
+                     */
+                    algorithm?: "sha256" | "sha1" | "sha384" | "sha512";
+                    /**
+                     * @default hex
+                     * @enum {string}
+                     */
+                    encoding?: "hex" | "base64";
+                };
+            };
+        };
+        UuidRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": 7,
+                 *       "count": 3
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description 4: random; 7: time-ordered (RFC 9562).
+                     * @default 4
+                     * @enum {number}
+                     */
+                    version?: 4 | 7;
+                    /** @default 1 */
+                    count?: number;
+                };
+            };
+        };
+        RandomBytesRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "bytes": 16,
+                 *       "encoding": "hex"
+                 *     }
+                 */
+                "application/json": {
+                    /** @default 32 */
+                    bytes?: number;
+                    /**
+                     * @description base64 is padded, base64url is not.
+                     * @default hex
+                     * @enum {string}
+                     */
+                    encoding?: "hex" | "base64" | "base64url";
+                };
+            };
+        };
+        PasswordGenerateRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "length": 24,
+                 *       "symbols": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @default 20 */
+                    length?: number;
+                    /** @default true */
+                    uppercase?: boolean;
+                    /** @default true */
+                    lowercase?: boolean;
+                    /** @default true */
+                    digits?: boolean;
+                    /** @default true */
+                    symbols?: boolean;
+                };
+            };
+        };
+        PasswordHashRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery staple",
+                 *       "algorithm": "argon2id"
+                 *     }
+                 */
+                "application/json": {
+                    password: string;
+                    /**
+                     * @default argon2id
+                     * @enum {string}
+                     */
+                    algorithm?: "argon2id" | "bcrypt" | "scrypt";
+                };
+            };
+        };
+        PasswordVerifyRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "password",
+                 *       "hash": "$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc"
+                 *     }
+                 */
+                "application/json": {
+                    password: string;
+                    /** @description An argon2 PHC string, a bcrypt hash ($2a$, $2b$, $2y$) or a $scrypt$ PHC string. */
+                    hash: string;
+                };
+            };
+        };
+        JwtDecodeRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A JWS compact serialisation. */
+                    token: string;
+                };
+            };
+        };
+        JwtVerifyRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+                 *       "secret": "your-256-bit-secret"
+                 *     }
+                 */
+                "application/json": {
+                    token: string;
+                    /** @description The HMAC secret (UTF-8) for HS256, HS384, HS512. */
+                    secret?: string;
+                    /** @description A PEM public key or certificate, or one public JWK (object or JSON string): RSA, EC P-256/384/521, Ed25519. */
+                    publicKey?: string | {
+                        [key: string]: unknown;
+                    };
+                    /** @description Accepted algorithms; default: every algorithm the key can verify. Each must fit the key. */
+                    algorithms?: ("HS256" | "HS384" | "HS512" | "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512" | "EdDSA" | "Ed25519")[];
+                } & (unknown | unknown);
+            };
+        };
+        EncryptRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "meet me at noon",
+                 *       "passphrase": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    text: string;
+                    passphrase: string;
+                };
+            };
+        };
+        DecryptRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "ciphertext": "AUtfh1PFbr964DwrFu56lflCtmim7EC0c5wKgPfXlWPa6xD5M_RXFyv68FRiczkVI4Y_TKXgqev6HtaX",
+                 *       "passphrase": "correct horse battery staple"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The `ciphertext` of /encrypt. */
+                    ciphertext: string;
+                    passphrase: string;
+                };
+            };
+        };
+        ChecksumRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://deb.debian.org/debian/pool/main/h/hello/hello_2.10-3_amd64.deb",
+                 *       "algorithm": "sha256"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the file to hash (any format).
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @default sha256
+                     * @enum {string}
+                     */
+                    algorithm?: "md5" | "sha1" | "sha256" | "sha384" | "sha512" | "sha3-256" | "sha3-512" | "blake2b512";
+                };
+            };
+        };
+    };
+    headers: {
+        /** @description The id of this request; quote it when reporting a problem. */
+        XRequestId: string;
+        /** @description Remaining requests and seconds until the window frees one, e.g. `"free";r=9;t=60` (IETF httpapi ratelimit-headers draft). Sent by the local gateway. */
+        RateLimit: string;
+        /** @description The quota of the caller's tier, e.g. `"free";q=10;w=60`. Sent by the local gateway. */
+        RateLimitPolicy: string;
+        /** @description Seconds to wait before the next request is allowed. */
+        RetryAfter: number;
+        /** @description `inline; filename="<source base name>.<ext>"`. */
+        ContentDisposition: string;
+        /** @description The size of the file in bytes, where known. */
+        ContentLength: number;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatusResponse"];
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    formats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FormatsResponse"];
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    openapi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document itself (application/yaml). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": {
+                        openapi: string;
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    docs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document itself (text/html). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    docsAssets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document itself (text/css, text/javascript). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                    "text/javascript": string;
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    imageConvert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageConvertRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/tiff": Blob;
+                    "image/bmp": Blob;
+                    "image/x-icon": Blob;
+                    "image/svg+xml": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `unsupported_output_format`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "unsupported_output_format";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    imageResize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageResizeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/tiff": Blob;
+                    "image/bmp": Blob;
+                    "image/x-icon": Blob;
+                    "image/svg+xml": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `unsupported_output_format`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "unsupported_output_format";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    imageOptimize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageOptimizeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/tiff": Blob;
+                    "image/bmp": Blob;
+                    "image/x-icon": Blob;
+                    "image/svg+xml": Blob;
+                    "image/heic": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `unsupported_output_format`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "unsupported_output_format";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    imageMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageMetadataRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageMetadataResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfMerge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfMergeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfSplit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfSplitRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                    "application/zip": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfCompress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfCompressRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfToImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfToImageRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": Blob;
+                    "image/jpeg": Blob;
+                    "image/webp": Blob;
+                    "application/zip": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    imageToPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageToPdfRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfInfoRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PdfInfoResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    htmlToPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["HtmlToPdfRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            /** @description Source timeout: `source_timeout`, `render_timeout`. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "source_timeout" | "render_timeout";
+                    };
+                };
+            };
+        };
+    };
+    urlToPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UrlToPdfRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            /** @description Source timeout: `source_timeout`, `render_timeout`. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "source_timeout" | "render_timeout";
+                    };
+                };
+            };
+        };
+    };
+    markdownToPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkdownToPdfRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            /** @description Source timeout: `source_timeout`, `render_timeout`. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "source_timeout" | "render_timeout";
+                    };
+                };
+            };
+        };
+    };
+    webScreenshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["WebScreenshotRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": Blob;
+                    "image/jpeg": Blob;
+                    "image/webp": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            /** @description Source timeout: `source_timeout`, `render_timeout`. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "source_timeout" | "render_timeout";
+                    };
+                };
+            };
+        };
+    };
+    officeToPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["OfficeToPdfRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            /** @description Source timeout: `source_timeout`, `render_timeout`. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "source_timeout" | "render_timeout";
+                    };
+                };
+            };
+        };
+    };
+    audioConvert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AudioConvertRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": Blob;
+                    "audio/wav": Blob;
+                    "audio/ogg": Blob;
+                    "audio/aac": Blob;
+                    "audio/flac": Blob;
+                    "audio/mp4": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_audio_stream`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_audio_stream" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large" | "media_too_long";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    videoConvert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["VideoConvertRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": Blob;
+                    "video/webm": Blob;
+                    "video/x-matroska": Blob;
+                    "video/quicktime": Blob;
+                    "video/x-msvideo": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_video_stream`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_video_stream" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large" | "media_too_long";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    videoExtractAudio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["VideoExtractAudioRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": Blob;
+                    "audio/wav": Blob;
+                    "audio/ogg": Blob;
+                    "audio/aac": Blob;
+                    "audio/flac": Blob;
+                    "audio/mp4": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_audio_stream`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_audio_stream";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large" | "media_too_long";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    videoThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["VideoThumbnailRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_video_stream`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_video_stream" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    mediaInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MediaInfoRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MediaInfoResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    slugify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["SlugifyRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "slug": "hello-world"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SlugifyResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    hash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["HashRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "algorithm": "sha256",
+                     *       "encoding": "hex",
+                     *       "hash": "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HashResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    encode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["EncodeRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "encoding": "base64",
+                     *       "result": "SGVsbG8sIFfDtnJsZCE="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EncodeResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    decode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DecodeRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "encoding": "base64",
+                     *       "result": "Hello, Wörld!"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DecodeResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    textCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["TextCaseRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "case": "camel",
+                     *       "result": "helloWonderfulWorld"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TextCaseResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    textStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["TextStatsRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "characters": 47,
+                     *       "charactersNoSpaces": 39,
+                     *       "words": 8,
+                     *       "sentences": 3,
+                     *       "lines": 3,
+                     *       "paragraphs": 2,
+                     *       "readingTimeSeconds": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TextStatsResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    hmac: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["HmacRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "algorithm": "sha256",
+                     *       "encoding": "hex",
+                     *       "hmac": "7c1ce32402750db1149385ac20603beeaca8909906d1e81c08f4f5c7db8fbe94"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HmacResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uuid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UuidRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "uuids": [
+                     *         "01a20250-69f1-7622-a8e3-f9abcba5420b",
+                     *         "01a20250-69f3-710b-bffd-0ad4731a57b0",
+                     *         "01a20250-69f3-710b-bffd-0e7edcf52d29"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UuidResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    randomBytes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["RandomBytesRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "random": "e2ff4d5a0381fb0454107a6e3759882a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RandomBytesResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    passwordGenerate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PasswordGenerateRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "password": "zWwByzb5LFp1Baq3CFd7d0GZ"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasswordGenerateResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    passwordHash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PasswordHashRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "algorithm": "argon2id",
+                     *       "hash": "$argon2id$v=19$m=19456,t=2,p=1$Msy3zhhqSvTlGfPj7LBMcQ$dHSk1gBI6Zb+W9hXme+Af50SoUmBspSSoRUv2JyQ2G4"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasswordHashResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    passwordVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PasswordVerifyRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "valid": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasswordVerifyResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    jwtDecode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["JwtDecodeRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "header": {
+                     *         "typ": "JWT",
+                     *         "alg": "HS256"
+                     *       },
+                     *       "payload": {
+                     *         "iss": "joe",
+                     *         "exp": 1300819380,
+                     *         "http://example.com/is_root": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JwtDecodeResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    jwtVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["JwtVerifyRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "valid": true,
+                     *       "payload": {
+                     *         "sub": "1234567890",
+                     *         "name": "John Doe",
+                     *         "iat": 1516239022
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JwtVerifyResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    encrypt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["EncryptRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ciphertext": "AQp7-069w9mkNimjcxCwD1bNcLK4OB-Jma9HendEHJt7ABfg6oKX4NTKVW6sVXeT13svriGO5ZDUf3XS"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EncryptResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    decrypt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DecryptRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "text": "meet me at noon"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DecryptResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`, `decrypt_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input" | "decrypt_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    checksum: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ChecksumRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "algorithm": "sha256",
+                     *       "hash": "2e6e2f1a0007dc43bc91c273fd36e91e40a4f1c2765a03eca68b70a42103878a",
+                     *       "sizeBytes": 53080
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChecksumResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    jobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobsResponse"];
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            403: components["responses"]["InvalidProxySecret"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+}
