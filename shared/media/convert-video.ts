@@ -187,9 +187,28 @@ export function planVideo(
   }
   const copyAudio = audio !== undefined && target.audioCopies.includes(audio.codec) && !cut;
 
+  // Where the packets told where the media ends, a re-encode ends there too. The encoder gives the
+  // last frame a frame's length at the stream's rate, which in a file that states no frame
+  // durations (a recorder's WebM, frames only when the picture changed) runs past the end: 4.24 s
+  // of packets became 4.5 s of mp4. So frames are put on a grid of at least 25 a second and cut
+  // half a grid frame past the end (the last frame's own start, where nothing states its length,
+  // is kept): the result ends within one grid frame of the source.
+  const end = info.durationFromPackets && !copyVideo ? seconds : undefined;
+  const rate = retimed
+    ? options.fps
+    : end !== undefined
+      ? Math.min(120, Math.max(25, video.fps ?? 25))
+      : undefined;
+  const outputSeconds =
+    end === undefined || rate === undefined
+      ? options.duration
+      : options.duration !== undefined &&
+          options.duration < (info.durationSeconds ?? 0) - (options.start ?? 0)
+        ? options.duration
+        : end + 0.5 / rate;
   const filters = [
     ...(resized && size ? [`scale=${size.width}:${size.height}`, 'setsar=1'] : []),
-    ...(retimed ? [`fps=${Number(options.fps?.toFixed(3))}`] : []),
+    ...(rate !== undefined ? [`fps=${Number(rate.toFixed(3))}`] : []),
   ];
   const videoOptions = copyVideo
     ? ['-c:v', 'copy', ...(video.codec === 'hevc' && target.keepsRotation ? ['-tag:v', 'hvc1'] : [])]
@@ -205,7 +224,7 @@ export function planVideo(
           `0:${audio.index}`,
           ...(copyAudio ? ['-c:a', 'copy'] : ['-c:a', target.audioEncoder, '-b:a', `${target.audioKbps}k`]),
         ];
-  const trim = trimOptions(options);
+  const trim = trimOptions({ ...options, duration: outputSeconds });
   return {
     videoCodec: copyVideo ? 'copy' : target.videoEncoder,
     audioCodec: audio === undefined ? undefined : copyAudio ? 'copy' : target.audioEncoder,

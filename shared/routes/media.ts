@@ -96,7 +96,8 @@ export const videoConvertRoute = defineRoute({
     '8192 pixels but writes less where it must, checked before any work (400 `validation_failed` naming ' +
     'width, height or outputFormat and the largest size that fits): VP9 (webm) up to 7680 × 4320 pixels a ' +
     'frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 ' +
-    '(avi) up to 8190 pixels on either side. ' +
+    '(avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets ' +
+    '(one that states none) ends within a frame of 25 a second of where they end. ' +
     `${tierLength}`,
   body: videoConvertBody,
   produces: typesOf(videoOutputFormats),

@@ -32,6 +32,7 @@ describe('video frame size through the local gateway', () => {
   let large: string;
   let mono: string;
   let monoVideo: string;
+  let recorder: string;
 
   beforeAll(async () => {
     const dir = await workspace.dir();
@@ -52,7 +53,19 @@ describe('video frame size through the local gateway', () => {
       ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-ac', '1', '-c:a', 'flac'],
       ...['-f', 'matroska', '-y', monoVideoPath],
     ]);
+    // A recorder's WebM: written as a stream (no duration in its header, no frame durations), a
+    // frame only every half second, sound to 4.24 s.
+    const { stdout: recorderBytes } = await run(
+      referenceFfmpeg,
+      [
+        ...['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=64x48:rate=2:duration=4.24'],
+        ...['-f', 'lavfi', '-i', 'sine=frequency=440:duration=4.24:sample_rate=48000'],
+        ...['-c:v', 'libvpx', '-b:v', '100k', '-c:a', 'libopus', '-f', 'webm', 'pipe:1'],
+      ],
+      { encoding: 'buffer' },
+    );
     await sources.start();
+    recorder = sources.serve('/recorder.webm', recorderBytes);
     huge = sources.serve('/huge.avi', await readFile(await hugeFrameAvi(dir)));
     large = sources.serve('/large.avi', await readFile(await hugeFrameAvi(dir, 8000)));
     narrow = sources.serve('/narrow.mp4', await readFile(narrowPath));
@@ -62,7 +75,7 @@ describe('video frame size through the local gateway', () => {
       SOURCE_ALLOW_PRIVATE: 'true',
       API_KEYS: `${apiKey}:enterprise:100000`,
     });
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     await gateway?.stop();
@@ -201,4 +214,22 @@ describe('video frame size through the local gateway', () => {
       expect(body.message.startsWith(`${field}: `)).toBe(true);
     },
   );
+
+  it('a WebM that states no duration (4.24 s of packets) converts to an mp4 as long as it, not longer', async () => {
+    const response = await postJson(
+      `${gateway.url}/video-convert`,
+      { sourceUrl: recorder, outputFormat: 'mp4' },
+      keyed,
+    );
+    expect(response.status, await response.clone().text()).toBe(200);
+    const output = join(await workspace.dir(), 'recorder.mp4');
+    await writeFile(output, Buffer.from(await response.arrayBuffer()));
+    const { stdout } = await run(referenceFfprobe, [
+      ...['-v', 'error', '-show_entries', 'format=duration:stream=duration', '-of', 'json', output],
+    ]);
+    const read = JSON.parse(stdout) as { format: { duration: string }; streams: { duration: string }[] };
+    // One frame of the 25-a-second grid at most: before, the last frame lasted half a second (4.5 s).
+    expect(Math.abs(Number(read.format.duration) - 4.24)).toBeLessThan(0.045);
+    for (const stream of read.streams) expect(Number(stream.duration)).toBeLessThanOrEqual(4.28);
+  });
 });

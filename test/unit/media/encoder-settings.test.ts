@@ -143,3 +143,27 @@ describe('frames each video encoder writes', () => {
     expect(plan(8192, { outputFormat: 'mkv' })).toBeUndefined();
   });
 });
+
+describe('a re-encode ends where the packets end', () => {
+  const vp8: StreamInfo = { type: 'video', codec: 'vp8', width: 64, height: 48, fps: 2, index: 0 };
+  const recorder = (fromPackets: boolean): MediaInfo => ({
+    ...info([vp8], 4.24),
+    container: 'webm',
+    durationFromPackets: fromPackets,
+  });
+  const filterOf = (options: readonly string[]) => optionAfter(options, '-vf');
+
+  it('puts frames on a grid of at least 25 a second, cut half a grid frame past the end', () => {
+    const { job } = planVideo(input, recorder(true), { outputFormat: 'mp4', duration: 121 }, '/o');
+    expect(filterOf(job.outputOptions)).toBe('fps=25');
+    expect(optionAfter(job.outputOptions, '-t')).toBe('4.26');
+  });
+
+  it('keeps an asked duration shorter than the source, and a header it need not doubt as it is', () => {
+    const cut = planVideo(input, recorder(true), { outputFormat: 'mp4', duration: 2 }, '/o').job;
+    expect(optionAfter(cut.outputOptions, '-t')).toBe('2');
+    const header = planVideo(input, recorder(false), { outputFormat: 'mp4', duration: 121 }, '/o').job;
+    expect(filterOf(header.outputOptions)).toBeUndefined();
+    expect(optionAfter(header.outputOptions, '-t')).toBe('121');
+  });
+});
