@@ -187,25 +187,12 @@ export function planVideo(
   }
   const copyAudio = audio !== undefined && target.audioCopies.includes(audio.codec) && !cut;
 
-  // Where the packets told where the media ends, a re-encode ends there too. The encoder gives the
-  // last frame a frame's length at the stream's rate, which in a file that states no frame
-  // durations (a recorder's WebM, frames only when the picture changed) runs past the end: 4.24 s
-  // of packets became 4.5 s of mp4. So frames are put on a grid of at least 25 a second and cut
-  // half a grid frame past the end (the last frame's own start, where nothing states its length,
-  // is kept): the result ends within one grid frame of the source.
-  const end = info.durationFromPackets && !copyVideo ? seconds : undefined;
-  const rate = retimed
-    ? options.fps
-    : end !== undefined
-      ? Math.min(120, Math.max(25, video.fps ?? 25))
-      : undefined;
-  const outputSeconds =
-    end === undefined || rate === undefined
-      ? options.duration
-      : options.duration !== undefined &&
-          options.duration < (info.durationSeconds ?? 0) - (options.start ?? 0)
-        ? options.duration
-        : end + 0.5 / rate;
+  const { rate, outputSeconds } = reencodeTiming(info, options, {
+    sourceFps: video.fps,
+    seconds,
+    retimed,
+    reencoded: !copyVideo,
+  });
   const filters = [
     ...(resized && size ? [`scale=${size.width}:${size.height}`, 'setsar=1'] : []),
     ...(rate !== undefined ? [`fps=${Number(rate.toFixed(3))}`] : []),
@@ -249,6 +236,32 @@ export function planVideo(
       expectedSeconds: seconds,
     },
   };
+}
+
+/**
+ * The frame rate a re-encode is put on and the seconds it is cut at. Where the packets told where
+ * the media ends, a re-encode ends there too. The encoder gives the last frame a frame's length at
+ * the stream's rate, which in a file that states no frame durations (a recorder's WebM, frames only
+ * when the picture changed) runs past the end: 4.24 s of packets became 4.5 s of mp4. So frames are
+ * put on a grid of at least 25 a second and cut half a grid frame past the end (the last frame's
+ * own start, where nothing states its length, is kept): the result ends within one grid frame of
+ * the source. An asked duration shorter than the source is cut as it is.
+ */
+function reencodeTiming(
+  info: MediaInfo,
+  options: VideoOptions,
+  video: { sourceFps: number | undefined; seconds: number | undefined; retimed: boolean; reencoded: boolean },
+): { rate: number | undefined; outputSeconds: number | undefined } {
+  const end = info.durationFromPackets && video.reencoded ? video.seconds : undefined;
+  const rate = video.retimed
+    ? options.fps
+    : end !== undefined
+      ? Math.min(120, Math.max(25, video.sourceFps ?? 25))
+      : undefined;
+  if (end === undefined || rate === undefined) return { rate, outputSeconds: options.duration };
+  const rest = (info.durationSeconds ?? 0) - (options.start ?? 0);
+  const asked = options.duration !== undefined && options.duration < rest;
+  return { rate, outputSeconds: asked ? options.duration : end + 0.5 / rate };
 }
 
 /**
