@@ -437,7 +437,7 @@ export interface paths {
         put?: never;
         /**
          * Convert audio, or the sound of a video, to another audio format
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is written as mp3 (LAME, 192 kbit/s), wav (16-bit PCM), ogg (Opus, 128 kbit/s; Vorbis when a sample rate Opus cannot hold is asked), aac (ADTS, 160 kbit/s), flac or m4a (AAC, 160 kbit/s). A stream that already fits the target and is not asked to change (bitrate, sampleRate, channels) is copied without re-encoding; start and duration cut it either way. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`). The file is named after the source: `<name>.<outputFormat>`.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is written as mp3 (LAME, 192 kbit/s), wav (16-bit PCM), ogg (Opus, 128 kbit/s; Vorbis when a sample rate Opus cannot hold is asked), aac (ADTS, 160 kbit/s), flac or m4a (AAC, 160 kbit/s). A stream that already fits the target and is not asked to change (bitrate, sampleRate, channels) is copied without re-encoding; start and duration cut it either way. A bitrate the encoder cannot take at the output’s channels and sample rate is brought to the nearest one it takes, named by the `X-Audio-Bitrate` header (Vorbis at 88200 or 96000 Hz takes none: a bitrate there answers 400 `validation_failed`). A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`). The file is named after the source: `<name>.<outputFormat>`.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -459,7 +459,7 @@ export interface paths {
         put?: never;
         /**
          * Convert a video to another container, resize, re-time or cut it
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Streams whose codec the target container holds are copied without re-encoding unless a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the first video and audio streams are kept; subtitles are dropped. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Streams whose codec the target container holds are copied without re-encoding unless a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the first video and audio streams are kept; subtitles are dropped. Every encoder reads frames up to 8192 × 8192 pixels but writes less where it must, checked before any work (400 `validation_failed` naming width, height or outputFormat and the largest size that fits): VP9 (webm) up to 7680 × 4320 pixels a frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 (avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets (one that states none) ends within a frame of 25 a second of where they end. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -481,7 +481,7 @@ export interface paths {
         put?: never;
         /**
          * Extract the sound track of a video as an audio file
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is written as outputFormat (mp3 by default), copied without re-encoding when it already fits and no bitrate is asked. Encoders and default bitrates as for /audio-convert. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is written as outputFormat (mp3 by default), copied without re-encoding when it already fits and no bitrate is asked. Encoders and default bitrates as for /audio-convert. A bitrate the encoder cannot take at the output’s channels and sample rate is brought to the nearest one it takes, named by the `X-Audio-Bitrate` header (Vorbis at 88200 or 96000 Hz takes none: a bitrate there answers 400 `validation_failed`). A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -1973,7 +1973,7 @@ export interface components {
                      * @enum {string}
                      */
                     outputFormat: "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
-                    /** @description Audio bitrate in kbit/s, for the lossy formats only: with wav or flac it answers 400 validation_failed. */
+                    /** @description Audio bitrate in kbit/s, for the lossy formats only: with wav or flac it answers 400 validation_failed. Where the encoder cannot take it at the output’s channels and sample rate, the nearest bitrate it takes is used; the X-Audio-Bitrate header of the answer names the one used. ogg at 88200 or 96000 Hz (Vorbis) takes no bitrate. */
                     bitrate?: number;
                     /**
                      * @description Output sample rate in Hz; default the source’s. mp3 holds rates up to 48000.
@@ -1987,7 +1987,7 @@ export interface components {
                     channels?: 1 | 2;
                     /** @description Start at this many seconds into the source (a cut that is exact to the frame). */
                     start?: number;
-                    /** @description Keep at most this many seconds. */
+                    /** @description Keep at most this many seconds (at least 0.001, the millisecond times are given in). */
                     duration?: number;
                     /**
                      * Format: uri
@@ -2027,11 +2027,11 @@ export interface components {
                      * @enum {string}
                      */
                     quality?: "low" | "medium" | "high";
-                    /** @description Output frame rate. */
+                    /** @description Output frame rate, 0.01–120. A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits. */
                     fps?: number;
                     /** @description Start at this many seconds into the source (a cut that is exact to the frame). */
                     start?: number;
-                    /** @description Keep at most this many seconds. */
+                    /** @description Keep at most this many seconds (at least 0.001, the millisecond times are given in). */
                     duration?: number;
                     /**
                      * @description Drop the audio.
@@ -2066,7 +2066,7 @@ export interface components {
                      * @enum {string}
                      */
                     outputFormat?: "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
-                    /** @description Audio bitrate in kbit/s, for the lossy formats only: with wav or flac it answers 400 validation_failed. */
+                    /** @description Audio bitrate in kbit/s, for the lossy formats only: with wav or flac it answers 400 validation_failed. Where the encoder cannot take it at the output’s channels and sample rate, the nearest bitrate it takes is used; the X-Audio-Bitrate header of the answer names the one used. ogg at 88200 or 96000 Hz (Vorbis) takes no bitrate. */
                     bitrate?: number;
                     /**
                      * Format: uri
@@ -4159,6 +4159,8 @@ export interface operations {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
                     "Content-Length": components["headers"]["ContentLength"];
+                    /** @description The audio bitrate the encoder was given, in kbit/s: the one asked (or the default), or the nearest one the encoder takes at the output’s channels and sample rate (Vorbis: e.g. 240 for mono at 44.1 kHz; Opus: 256 a channel; MP3: 160 at 16–24 kHz, 64 at 8–12 kHz; AAC: 6 bits a sample a channel). Absent when the stream is copied or written lossless. */
+                    "X-Audio-Bitrate"?: number;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -4372,6 +4374,8 @@ export interface operations {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
                     "Content-Length": components["headers"]["ContentLength"];
+                    /** @description The audio bitrate the encoder was given, in kbit/s: the one asked (or the default), or the nearest one the encoder takes at the output’s channels and sample rate (Vorbis: e.g. 240 for mono at 44.1 kHz; Opus: 256 a channel; MP3: 160 at 16–24 kHz, 64 at 8–12 kHz; AAC: 6 bits a sample a channel). Absent when the stream is copied or written lossless. */
+                    "X-Audio-Bitrate"?: number;
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];

@@ -2,7 +2,7 @@
 export const corsHeaders: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers':
-    'X-Request-Id, X-Original-Size, X-Output-Size, Content-Disposition, Retry-After, RateLimit, RateLimit-Policy',
+    'X-Request-Id, X-Original-Size, X-Output-Size, X-Audio-Bitrate, Content-Disposition, Retry-After, RateLimit, RateLimit-Policy',
 };
 
 /** What a browser may send cross-origin, and how long it may cache the answer: API Gateway and the local gateway. */

@@ -1,3 +1,4 @@
+import { encoderBitrate, vorbisQuality } from '#shared/media/audio-bitrate.ts';
 import { type AudioOutputFormat, demuxerOf, faststartFormats, muxerOf } from '#shared/media/formats.ts';
 import { convertMedia, type MediaContext, type MediaFile, type MediaInput } from '#shared/media/job.ts';
 import { requireStream } from '#shared/media/limits.ts';
@@ -53,17 +54,34 @@ export function audioCodecFor(stream: StreamInfo, options: AudioOptions): string
   return target.encoder;
 }
 
-/** Output options for the audio stream of any result: codec, bitrate, rate and channels. */
+/**
+ * The kbit/s the encoder is given: the asked bitrate (or the target's default) brought to the
+ * nearest one the encoder takes at the output's channels and sample rate (audio-bitrate.ts).
+ * Undefined for a copy and for encoders that take no bitrate.
+ */
+export function appliedBitrate(stream: StreamInfo, options: Omit<AudioOptions, 'start' | 'duration'>) {
+  const codec = audioCodecFor(stream, options);
+  const kbps = options.bitrate ?? targets[options.outputFormat].defaultKbps;
+  if (codec === 'copy' || kbps === undefined) return undefined;
+  return encoderBitrate(codec, kbps, {
+    channels: options.channels ?? stream.channels ?? 2,
+    sampleRate: options.sampleRate ?? stream.sampleRate ?? 48_000,
+  });
+}
+
+/** Output options for the audio stream of any result: codec, bitrate (or Vorbis's quality), rate and channels. */
 export function audioEncodeOptions(
   codec: string,
-  options: Omit<AudioOptions, 'start' | 'duration'>,
+  kbps: number | undefined,
+  options: Pick<AudioOptions, 'sampleRate' | 'channels'>,
 ): string[] {
   if (codec === 'copy') return ['-c:a', 'copy'];
-  const kbps = options.bitrate ?? targets[options.outputFormat].defaultKbps;
+  const rate =
+    kbps !== undefined ? ['-b:a', `${kbps}k`] : codec === 'libvorbis' ? ['-q:a', String(vorbisQuality)] : [];
   return [
     '-c:a',
     codec,
-    ...(kbps !== undefined && codec !== 'flac' && !codec.startsWith('pcm_') ? ['-b:a', `${kbps}k`] : []),
+    ...rate,
     ...(options.sampleRate !== undefined ? ['-ar', String(options.sampleRate)] : []),
     ...(options.channels !== undefined ? ['-ac', String(options.channels)] : []),
   ];
@@ -86,7 +104,7 @@ export function planAudio(
     outputOptions: [
       '-map',
       `0:${stream.index}`,
-      ...audioEncodeOptions(codec, options),
+      ...audioEncodeOptions(codec, appliedBitrate(stream, options), options),
       ...trimOptions(options).output,
       ...encoderThreads(),
       ...(faststartFormats.has(options.outputFormat) ? ['-movflags', '+faststart'] : []),
@@ -97,13 +115,22 @@ export function planAudio(
   };
 }
 
-/** Converts (or extracts) the first audio stream of a source into an audio file. */
-export function convertAudio(
+/** The header that names the bitrate the encoder was given, which may differ from the one asked. */
+export const bitrateHeader = 'X-Audio-Bitrate';
+
+/**
+ * Converts (or extracts) the first audio stream of a source into an audio file. Where the audio is
+ * encoded at a bitrate, the result carries it (kbit/s) in `X-Audio-Bitrate`.
+ */
+export async function convertAudio(
   input: MediaInput,
   options: AudioOptions,
   context: MediaContext,
 ): Promise<MediaFile> {
-  return convertMedia(input, options, context, 'audio', (info, bounded, output) =>
-    planAudio(input, info, bounded, output),
-  );
+  let kbps: number | undefined;
+  const file = await convertMedia(input, options, context, 'audio', (info, bounded, output) => {
+    kbps = appliedBitrate(requireStream(info, 'audio'), bounded);
+    return planAudio(input, info, bounded, output);
+  });
+  return kbps === undefined ? file : { ...file, headers: { [bitrateHeader]: String(kbps) } };
 }

@@ -1,3 +1,5 @@
+import { ApiError } from '#shared/errors.ts';
+import { assertEncoderFits, type VideoEncoder } from '#shared/media/encoder-bounds.ts';
 import type { VideoQuality } from '#shared/media/formats.ts';
 import { demuxerOf, faststartFormats, muxerOf, type VideoOutputFormat } from '#shared/media/formats.ts';
 import { boundedOutputSize } from '#shared/media/frame-bounds.ts';
@@ -18,8 +20,6 @@ export interface VideoOptions {
   duration?: number | undefined;
   mute?: boolean | undefined;
 }
-
-type VideoEncoder = 'libx264' | 'libvpx-vp9' | 'mpeg4';
 
 interface VideoTarget {
   videoCopies: readonly string[];
@@ -87,6 +87,8 @@ export function videoEncodeOptions(encoder: VideoEncoder, quality: VideoQuality)
       return ['-c:v', 'libx264', '-preset', level.preset, '-crf', String(level.crf), '-pix_fmt', 'yuv420p'];
     case 'libvpx-vp9':
       // Realtime mode with the fastest speed step: the difference between a request and a timeout.
+      // No look-ahead: libvpx would otherwise hold 25 frames more (43 bytes a pixel; 4K: 1071 →
+      // 716 MiB), which realtime mode hardly uses.
       return [
         '-c:v',
         'libvpx-vp9',
@@ -96,6 +98,8 @@ export function videoEncodeOptions(encoder: VideoEncoder, quality: VideoQuality)
         '8',
         '-row-mt',
         '1',
+        '-lag-in-frames',
+        '0',
         '-crf',
         String(level.vp9Crf),
         '-b:v',
@@ -166,6 +170,8 @@ export function planVideo(
     size !== undefined &&
     (size.width !== frame.width || size.height !== frame.height || video.pixelAspect !== undefined);
   const retimed = options.fps !== undefined && Math.abs(options.fps - (video.fps ?? 0)) > 0.001;
+  const seconds = trimmedSeconds(info, options);
+  if (retimed) assertFramesAtRate(options.fps ?? 0, seconds);
   const cut = (options.start ?? 0) > 0;
   const copyVideo =
     target.videoCopies.includes(video.codec) &&
@@ -174,11 +180,22 @@ export function planVideo(
     !retimed &&
     !cut &&
     (video.rotation === undefined || target.keepsRotation);
+  if (!copyVideo && size && shown) {
+    assertEncoderFits(target.videoEncoder, size, options, (field, value) =>
+      fitDimensions(shown, field === 'width' ? value : undefined, field === 'height' ? value : undefined),
+    );
+  }
   const copyAudio = audio !== undefined && target.audioCopies.includes(audio.codec) && !cut;
 
+  const { rate, outputSeconds } = reencodeTiming(info, options, {
+    sourceFps: video.fps,
+    seconds,
+    retimed,
+    reencoded: !copyVideo,
+  });
   const filters = [
     ...(resized && size ? [`scale=${size.width}:${size.height}`, 'setsar=1'] : []),
-    ...(retimed ? [`fps=${Number(options.fps?.toFixed(3))}`] : []),
+    ...(rate !== undefined ? [`fps=${Number(rate.toFixed(3))}`] : []),
   ];
   const videoOptions = copyVideo
     ? ['-c:v', 'copy', ...(video.codec === 'hevc' && target.keepsRotation ? ['-tag:v', 'hvc1'] : [])]
@@ -194,7 +211,7 @@ export function planVideo(
           `0:${audio.index}`,
           ...(copyAudio ? ['-c:a', 'copy'] : ['-c:a', target.audioEncoder, '-b:a', `${target.audioKbps}k`]),
         ];
-  const trim = trimOptions(options);
+  const trim = trimOptions({ ...options, duration: outputSeconds });
   return {
     videoCodec: copyVideo ? 'copy' : target.videoEncoder,
     audioCodec: audio === undefined ? undefined : copyAudio ? 'copy' : target.audioEncoder,
@@ -216,9 +233,48 @@ export function planVideo(
         '-f',
         muxerOf[options.outputFormat],
       ],
-      expectedSeconds: trimmedSeconds(info, options),
+      expectedSeconds: seconds,
     },
   };
+}
+
+/**
+ * The frame rate a re-encode is put on and the seconds it is cut at. Where the packets told where
+ * the media ends, a re-encode ends there too. The encoder gives the last frame a frame's length at
+ * the stream's rate, which in a file that states no frame durations (a recorder's WebM, frames only
+ * when the picture changed) runs past the end: 4.24 s of packets became 4.5 s of mp4. So frames are
+ * put on a grid of at least 25 a second and cut half a grid frame past the end (the last frame's
+ * own start, where nothing states its length, is kept): the result ends within one grid frame of
+ * the source. An asked duration shorter than the source is cut as it is.
+ */
+function reencodeTiming(
+  info: MediaInfo,
+  options: VideoOptions,
+  video: { sourceFps: number | undefined; seconds: number | undefined; retimed: boolean; reencoded: boolean },
+): { rate: number | undefined; outputSeconds: number | undefined } {
+  const end = info.durationFromPackets && video.reencoded ? video.seconds : undefined;
+  const rate = video.retimed
+    ? options.fps
+    : end !== undefined
+      ? Math.min(120, Math.max(25, video.sourceFps ?? 25))
+      : undefined;
+  if (end === undefined || rate === undefined) return { rate, outputSeconds: options.duration };
+  const rest = (info.durationSeconds ?? 0) - (options.start ?? 0);
+  const asked = options.duration !== undefined && options.duration < rest;
+  return { rate, outputSeconds: asked ? options.duration : end + 0.5 / rate };
+}
+
+/**
+ * 400 validation_failed when the asked frame rate leaves the part converted without a frame: the
+ * fps filter puts a frame at each tick of the new rate, and a length under one tick has none.
+ */
+export function assertFramesAtRate(fps: number, seconds: number | undefined): void {
+  if (seconds === undefined || seconds <= 0 || fps * seconds >= 1) return;
+  const lowest = Math.min(120, Math.ceil(1000 / seconds) / 1000);
+  throw new ApiError(
+    'validation_failed',
+    `fps: at ${fps} frames per second the ${Number(seconds.toFixed(3))} s converted would hold no frame; ask for at least ${lowest}.`,
+  );
 }
 
 /** Converts a video into another container, copying streams where they fit. */

@@ -90,5 +90,6 @@ export async function withRealDuration(
   if (scanned !== undefined && stop !== undefined && scanned >= stop - 0.05) {
     return { ...info, durationSeconds: Math.max(info.durationSeconds ?? 0, Number(scanned.toFixed(3))) };
   }
-  return { ...info, durationSeconds: realDuration(info.durationSeconds, scanned) };
+  const durationSeconds = realDuration(info.durationSeconds, scanned);
+  return { ...info, durationSeconds, durationFromPackets: scanned !== undefined && scanned > 0 };
 }

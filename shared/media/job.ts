@@ -41,6 +41,8 @@ export interface MediaFile {
   path: string;
   contentType: string;
   fileName: string;
+  /** Headers the answer carries beside the file's own. */
+  headers?: Record<string, string>;
 }
 
 /** How long each stage may run before its process is killed. */

@@ -23,6 +23,8 @@ export interface MediaInfo {
   /** The sniffed container format, e.g. `mp4`. */
   container: MediaSourceFormat;
   durationSeconds: number | undefined;
+  /** The duration was read from the packets (duration.ts), so the media ends there. */
+  durationFromPackets?: boolean;
   sizeBytes: number | undefined;
   bitRate: number | undefined;
   streams: StreamInfo[];

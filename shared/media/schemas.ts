@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { vorbisQualityOnlyRates } from '#shared/media/audio-bitrate.ts';
 import {
   type AudioOutputFormat,
   audioOutputFormats,
@@ -16,7 +17,12 @@ const sourceUrl = httpUrlField().describe(
 const seconds = (description: string) => z.number().min(0).max(86_400).describe(description);
 
 const start = seconds('Start at this many seconds into the source (a cut that is exact to the frame).');
-const duration = z.number().gt(0).max(86_400).describe('Keep at most this many seconds.');
+/** Times are passed to ffmpeg in milliseconds: a duration under one would round to none at all. */
+const duration = z
+  .number()
+  .min(0.001)
+  .max(86_400)
+  .describe('Keep at most this many seconds (at least 0.001, the millisecond times are given in).');
 
 const bitrate = z
   .number()
@@ -24,7 +30,7 @@ const bitrate = z
   .min(32)
   .max(320)
   .describe(
-    'Audio bitrate in kbit/s, for the lossy formats only: with wav or flac it answers 400 validation_failed.',
+    'Audio bitrate in kbit/s, for the lossy formats only: with wav or flac it answers 400 validation_failed. Where the encoder cannot take it at the output’s channels and sample rate, the nearest bitrate it takes is used; the X-Audio-Bitrate header of the answer names the one used. ogg at 88200 or 96000 Hz (Vorbis) takes no bitrate.',
   );
 
 /** The sample rates every lossy encoder in use can write (mp3 stops at 48000). */
@@ -45,6 +51,18 @@ function checkAudioTarget(
       code: 'custom',
       path: ['bitrate'],
       message: `${body.outputFormat} is lossless; leave bitrate out or choose mp3, ogg, aac or m4a`,
+    });
+  }
+  if (
+    body.bitrate !== undefined &&
+    body.outputFormat === 'ogg' &&
+    body.sampleRate !== undefined &&
+    vorbisQualityOnlyRates.has(body.sampleRate)
+  ) {
+    context.addIssue({
+      code: 'custom',
+      path: ['bitrate'],
+      message: `ogg at ${body.sampleRate} Hz is written with Vorbis, which takes a quality but no bitrate there; leave bitrate out, or choose a sampleRate up to 48000`,
     });
   }
   if (body.sampleRate !== undefined && body.outputFormat === 'mp3' && !mp3SampleRates.has(body.sampleRate)) {
@@ -97,7 +115,14 @@ export const videoConvertBody = z.strictObject({
     .describe(
       'Encoding quality: low, medium (the default when re-encoding) or high. Giving it asks for a re-encode even where the stream could be copied.',
     ),
-  fps: z.number().gt(0).max(120).optional().describe('Output frame rate.'),
+  fps: z
+    .number()
+    .min(0.01)
+    .max(120)
+    .optional()
+    .describe(
+      'Output frame rate, 0.01–120. A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits.',
+    ),
   start: start.optional(),
   duration: duration.optional(),
   mute: z.boolean().default(false).describe('Drop the audio.'),

@@ -210,6 +210,12 @@ function successResponse(route: RouteSpec, name: string, registry: SchemaRegistr
         ? {
             'Content-Disposition': header('ContentDisposition'),
             'Content-Length': header('ContentLength'),
+            ...Object.fromEntries(
+              Object.entries(route.fileHeaders ?? {}).map(([name, { description, type }]) => [
+                name,
+                { description, schema: { type } },
+              ]),
+            ),
             ...everyAnswerHeaders,
           }
         : everyAnswerHeaders,

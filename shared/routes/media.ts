@@ -34,6 +34,20 @@ const tierLength =
   'processing limit that is the same on every tier (its message says so): convert a shorter part. A result ' +
   'whose stream does not decode to a frame is never sent (400 `invalid_source_file`).';
 
+/** The bitrate actually used, on the audio routes' answers. */
+const audioBitrateHeader = {
+  'X-Audio-Bitrate': {
+    description:
+      'The audio bitrate the encoder was given, in kbit/s: the one asked (or the default), or the nearest one the encoder takes at the output’s channels and sample rate (Vorbis: e.g. 240 for mono at 44.1 kHz; Opus: 256 a channel; MP3: 160 at 16–24 kHz, 64 at 8–12 kHz; AAC: 6 bits a sample a channel). Absent when the stream is copied or written lossless.',
+    type: 'integer',
+  },
+} as const;
+
+const audioBitrates =
+  'A bitrate the encoder cannot take at the output’s channels and sample rate is brought to the nearest one ' +
+  'it takes, named by the `X-Audio-Bitrate` header (Vorbis at 88200 or 96000 Hz takes none: a bitrate there ' +
+  'answers 400 `validation_failed`).';
+
 const typesOf = (formats: readonly (keyof typeof contentTypeOf)[]) =>
   formats.map((format) => contentTypeOf[format]);
 
@@ -53,9 +67,10 @@ export const audioConvertRoute = defineRoute({
     '128 kbit/s; Vorbis when a sample rate Opus cannot hold is asked), aac (ADTS, 160 kbit/s), flac or m4a ' +
     '(AAC, 160 kbit/s). A stream that already fits the target and is not asked to change (bitrate, ' +
     'sampleRate, channels) is copied without re-encoding; start and duration cut it either way. ' +
-    `${tierLength} The file is named after the source: \`<name>.<outputFormat>\`.`,
+    `${audioBitrates} ${tierLength} The file is named after the source: \`<name>.<outputFormat>\`.`,
   body: audioConvertBody,
   produces: typesOf(audioOutputFormats),
+  fileHeaders: audioBitrateHeader,
   example: { sourceUrl: sampleAudio, outputFormat: 'ogg', bitrate: 96, channels: 1 },
   errors: [...sourceErrors, 'no_audio_stream', 'invalid_range', 'media_too_long', 'engine_unavailable'],
 });
@@ -77,7 +92,12 @@ export const videoConvertRoute = defineRoute({
     'are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as ' +
     'H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. ' +
     'quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the ' +
-    'first video and audio streams are kept; subtitles are dropped. ' +
+    'first video and audio streams are kept; subtitles are dropped. Every encoder reads frames up to 8192 × ' +
+    '8192 pixels but writes less where it must, checked before any work (400 `validation_failed` naming ' +
+    'width, height or outputFormat and the largest size that fits): VP9 (webm) up to 7680 × 4320 pixels a ' +
+    'frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 ' +
+    '(avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets ' +
+    '(one that states none) ends within a frame of 25 a second of where they end. ' +
     `${tierLength}`,
   body: videoConvertBody,
   produces: typesOf(videoOutputFormats),
@@ -99,9 +119,10 @@ export const videoExtractAudioRoute = defineRoute({
   description:
     `${sourceRules} The first audio stream is written as outputFormat (mp3 by default), copied without ` +
     're-encoding when it already fits and no bitrate is asked. Encoders and default bitrates as for ' +
-    `/audio-convert. ${tierLength}`,
+    `/audio-convert. ${audioBitrates} ${tierLength}`,
   body: extractAudioBody,
   produces: typesOf(audioOutputFormats),
+  fileHeaders: audioBitrateHeader,
   example: { sourceUrl: sampleVideo, outputFormat: 'mp3' },
   errors: [...sourceErrors, 'no_audio_stream', 'media_too_long', 'engine_unavailable'],
 });

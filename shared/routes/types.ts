@@ -54,6 +54,8 @@ export interface RouteSpec<Body extends z.ZodType | undefined = z.ZodType | unde
   response?: z.ZodType;
   /** Content types a file answer may have. */
   produces?: readonly string[];
+  /** Headers a file answer may carry beside the ones every file answer has, for the documentation. */
+  fileHeaders?: Readonly<Record<string, { description: string; type: 'integer' | 'string' }>>;
   /** What the route converts, for `GET /formats`; every POST route has it. */
   formats?: RouteFormats;
   /** A working request body, shown in the docs and README. */
