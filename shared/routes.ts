@@ -5,6 +5,7 @@ import { jobsRoutes } from '#shared/routes/jobs.ts';
 import { mediaRoutes } from '#shared/routes/media.ts';
 import { officeRoutes } from '#shared/routes/office.ts';
 import { pdfRoutes } from '#shared/routes/pdf.ts';
+import { pdfToolRoutes } from '#shared/routes/pdf-tools.ts';
 import { systemRoutes } from '#shared/routes/system.ts';
 import { textRoutes } from '#shared/routes/text.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
@@ -16,6 +17,7 @@ export const routes: readonly RouteSpec[] = [
   ...systemRoutes,
   ...imageRoutes,
   ...pdfRoutes,
+  ...pdfToolRoutes,
   ...documentRoutes,
   ...officeRoutes,
   ...mediaRoutes,

@@ -316,6 +316,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pdf-rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn pages of a PDF by a quarter, half or three-quarter turn
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all; a page named twice is turned once) is turned clockwise by `angle` on top of its own rotation, inherited from the page tree when the page states none (a rotation that is no multiple of 90 counts as 0, as viewers count it). Page content, sizes, links, outlines, forms and document information stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-organize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reorder, repeat or leave out the pages of a PDF
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The new document holds the pages `pages` names, in the order written (`"3,1-2,2,5-"`: page 3, pages 1 and 2, page 2 again, then page 5 to the end); a page named again is copied again, pages not named are left out. Pages keep their size, crop box, rotation and resources (stored once however often a page is repeated), and links between the pages kept; the title, author, subject, keywords and creator are kept. Outlines and interactive form fields are not carried over. `pages` may name at most 2000 pages in all. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfOrganize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set or remove the title, author and other document information of a PDF
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Each field given sets that entry of the document information, `null` removes it, and a field not given stays as it is. Keywords are stored in the Info dictionary joined by ", ". Dates are ISO 8601 with a time zone and are stored in UTC. The XMP metadata stream is then written anew from the Info dictionary (dc:title, dc:creator, dc:description, dc:subject, pdf:Keywords, pdf:Producer, xmp:CreatorTool, xmp:CreateDate, xmp:ModifyDate), so that both state the same; other XMP properties the source held are not kept, and an Info entry that is no text, or a date that does not parse, is removed. Pages and everything else stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfMetadata"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/html-to-pdf": {
         parameters: {
             query?: never;
@@ -1729,6 +1795,102 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                };
+            };
+        };
+        PdfRotateRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "angle": 90,
+                 *       "pages": "1-3"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description Degrees clockwise, added to each page’s own rotation: 90, 180 or 270. */
+                    angle: 90 | 180 | 270;
+                    /** @description The pages to turn (default all) in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
+                    pages?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfOrganizeRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "pages": "3,1-2,2,5-"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The pages of the new document, in their new order; a page may be named more than once, pages not named are left out, in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
+                    pages: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfMetadataRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "title": "Trace-based compilation",
+                 *       "author": "A. Gal",
+                 *       "keywords": [
+                 *         "JIT",
+                 *         "tracing"
+                 *       ],
+                 *       "creationDate": "2009-06-15T09:00:00Z",
+                 *       "producer": null
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The title; null removes it, absent leaves it as it is. */
+                    title?: string | null;
+                    /** @description The author; null removes it, absent leaves it as it is. */
+                    author?: string | null;
+                    /** @description The subject; null removes it, absent leaves it as it is. */
+                    subject?: string | null;
+                    /** @description Keywords; null removes them, absent leaves them as they are. */
+                    keywords?: string[] | null;
+                    /** @description The application that made the original document; null removes it, absent leaves it as it is. */
+                    creator?: string | null;
+                    /** @description The software that wrote the PDF; null removes it, absent leaves it as it is. */
+                    producer?: string | null;
+                    /** @description When the document was made, ISO 8601 (e.g. "2026-11-28T09:30:00Z"); null removes it, absent leaves it as it is. */
+                    creationDate?: string | null;
+                    /** @description When the document was last changed, ISO 8601 (e.g. "2026-11-28T09:30:00Z"); null removes it, absent leaves it as it is. */
+                    modDate?: string | null;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
                 };
             };
         };
@@ -3542,6 +3704,309 @@ export interface operations {
             };
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfRotateRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfOrganize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfOrganizeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfMetadataRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
             /** @description Too large: `request_too_large`, `source_too_large`. */
             413: {
                 headers: {

@@ -74,6 +74,10 @@ export const renderPageLimitSeconds = 30;
 /** Forms drawn on one page, nested draws multiplied out: past it the page is not rendered. */
 export const maxFormDraws = 100_000;
 
+/** The quarter turns /pdf-rotate gives pages, clockwise. */
+export const rotationAngles = [90, 180, 270] as const;
+export type RotationAngle = (typeof rotationAngles)[number];
+
 /** How page ranges are written, as the docs show it. */
 export const rangeSyntax = '"1-3,5,7-"';
 

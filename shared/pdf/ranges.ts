@@ -42,16 +42,22 @@ export function parseRangeSpec(spec: string, field = 'ranges'): RangeTerm[] {
   });
 }
 
+/** Checks one term against the document and fixes an open end. */
+function resolveTerm(term: RangeTerm, pageCount: number, field: string): PageRange {
+  const last = term.last ?? pageCount;
+  if (term.first > pageCount || last > pageCount) {
+    const pages = pageCount === 1 ? '1 page' : `${pageCount} pages`;
+    throw invalid(field, `"${term.text}" is outside the document, which has ${pages}.`);
+  }
+  return { first: term.first, last };
+}
+
 /** Checks every term against the document and fixes open ends; identical ranges are kept once. */
 export function resolveRanges(terms: readonly RangeTerm[], pageCount: number, field = 'ranges'): PageRange[] {
   const seen = new Set<string>();
   const ranges: PageRange[] = [];
   for (const term of terms) {
-    const last = term.last ?? pageCount;
-    if (term.first > pageCount || last > pageCount) {
-      const pages = pageCount === 1 ? '1 page' : `${pageCount} pages`;
-      throw invalid(field, `"${term.text}" is outside the document, which has ${pages}.`);
-    }
+    const { last } = resolveTerm(term, pageCount, field);
     const key = `${term.first}-${last}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -80,4 +86,27 @@ export function pagesOf(ranges: readonly PageRange[]): number[] {
   const pages = new Set<number>();
   for (const range of ranges) for (let page = range.first; page <= range.last; page += 1) pages.add(page);
   return [...pages].sort((a, b) => a - b);
+}
+
+/**
+ * The pages the terms name, in the order written and as often as written (`3,1-2,2` is 3, 1, 2, 2),
+ * each checked against the document. More than `maxPages` in all answers invalid_range.
+ */
+export function pageSequence(
+  terms: readonly RangeTerm[],
+  pageCount: number,
+  maxPages: number,
+  field = 'pages',
+): number[] {
+  const ranges = terms.map((term) => resolveTerm(term, pageCount, field));
+  const total = ranges.reduce((sum, range) => sum + pageCountOf(range), 0);
+  if (total > maxPages) {
+    throw invalid(
+      field,
+      `the terms name ${total} pages in all; at most ${maxPages} are written per request.`,
+    );
+  }
+  return ranges.flatMap((range) =>
+    Array.from({ length: pageCountOf(range) }, (_, offset) => range.first + offset),
+  );
 }

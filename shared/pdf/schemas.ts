@@ -5,6 +5,7 @@ import {
   pdfPageSizes,
   rangeSyntax,
   rasterFormats,
+  rotationAngles,
 } from '#shared/pdf/limits.ts';
 import { httpUrlField } from '#shared/source/url-schema.ts';
 import { tiers } from '#shared/tiers.ts';
@@ -120,3 +121,47 @@ export const pdfInfoResult = z.object({
   sizeBytes: z.number().int().describe('The size of the source file.'),
 });
 export type PdfInfoResult = z.infer<typeof pdfInfoResult>;
+
+export const pdfRotateBody = z.strictObject({
+  sourceUrl,
+  angle: z
+    .union(rotationAngles.map((angle) => z.literal(angle)))
+    .describe('Degrees clockwise, added to each page’s own rotation: 90, 180 or 270.'),
+  pages: rangeText('The pages to turn (default all)').optional(),
+});
+export type PdfRotateBody = z.infer<typeof pdfRotateBody>;
+
+export const pdfOrganizeBody = z.strictObject({
+  sourceUrl,
+  pages: rangeText(
+    'The pages of the new document, in their new order; a page may be named more than once, pages not named are left out,',
+  ),
+});
+export type PdfOrganizeBody = z.infer<typeof pdfOrganizeBody>;
+
+const infoText = (what: string) =>
+  z.string().max(4096).nullable().optional().describe(`${what}; null removes it, absent leaves it as it is.`);
+const infoDate = (what: string) =>
+  z.iso
+    .datetime({ offset: true })
+    .nullable()
+    .optional()
+    .describe(`${what}, ISO 8601 (e.g. "2026-11-28T09:30:00Z"); null removes it, absent leaves it as it is.`);
+
+export const pdfMetadataBody = z.strictObject({
+  sourceUrl,
+  title: infoText('The title'),
+  author: infoText('The author'),
+  subject: infoText('The subject'),
+  keywords: z
+    .array(z.string().min(1).max(256))
+    .max(100)
+    .nullable()
+    .optional()
+    .describe('Keywords; null removes them, absent leaves them as they are.'),
+  creator: infoText('The application that made the original document'),
+  producer: infoText('The software that wrote the PDF'),
+  creationDate: infoDate('When the document was made'),
+  modDate: infoDate('When the document was last changed'),
+});
+export type PdfMetadataBody = z.infer<typeof pdfMetadataBody>;

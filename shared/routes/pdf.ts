@@ -25,11 +25,11 @@ import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
 import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 import { imageInputFormats } from '#shared/source/formats.ts';
 
-const samplePdf =
+export const samplePdf =
   'https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf';
 const sampleOnePage = 'https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources/pdf/dummy.pdf';
 
-const readRules =
+export const readRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size ' +
   'limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order ' +
   'mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged ' +
@@ -49,12 +49,12 @@ const batchRules =
   '`validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s ' +
   'size limit (413 `source_too_large`).';
 
-const rangeRules =
+export const rangeRules =
   `Range syntax: ${rangeSyntax}, pages counted from 1, "7-" to the last page, spaces allowed. A malformed, ` +
   'reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last ' +
   'page answers it after.';
 
-const activeContentRule =
+export const activeContentRule =
   'The PDF written carries no active content: document JavaScript, open actions other than a plain view, ' +
   'additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to ' +
   'actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are ' +

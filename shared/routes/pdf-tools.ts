@@ -1,0 +1,88 @@
+import { PDF_TYPE, pdfLimits } from '#shared/pdf/limits.ts';
+import { pdfMetadataBody, pdfOrganizeBody, pdfRotateBody } from '#shared/pdf/schemas.ts';
+import { activeContentRule, rangeRules, readRules, samplePdf } from '#shared/routes/pdf.ts';
+import { streamedSizing } from '#shared/routes/sizing.ts';
+import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+
+export const pdfRotateRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-rotate',
+  function: 'pdf-rotate',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Turn pages of a PDF by a quarter, half or three-quarter turn',
+  description:
+    `${readRules} ${rangeRules} Each page named by \`pages\` (default all; a page named twice is turned ` +
+    'once) is turned clockwise by `angle` on top of its own rotation, inherited from the page tree when ' +
+    'the page states none (a rotation that is no multiple of 90 counts as 0, as viewers count it). Page ' +
+    'content, sizes, links, outlines, forms and document information stay as they are. The file is named ' +
+    `\`<name>.pdf\`. ${activeContentRule}`,
+  body: pdfRotateBody,
+  produces: [PDF_TYPE],
+  example: { sourceUrl: samplePdf, angle: 90, pages: '1-3' },
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range'],
+});
+
+export const pdfOrganizeRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-organize',
+  function: 'pdf-organize',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Reorder, repeat or leave out the pages of a PDF',
+  description:
+    `${readRules} ${rangeRules} The new document holds the pages \`pages\` names, in the order written ` +
+    '(`"3,1-2,2,5-"`: page 3, pages 1 and 2, page 2 again, then page 5 to the end); a page named again ' +
+    'is copied again, pages not named are left out. Pages keep their size, crop box, rotation and ' +
+    'resources (stored once however often a page is repeated), and links between the pages kept; the ' +
+    'title, author, subject, keywords and creator are kept. Outlines and interactive form fields are not ' +
+    `carried over. \`pages\` may name at most ${pdfLimits.maxPages} pages in all. The file is named ` +
+    `\`<name>.pdf\`. ${activeContentRule}`,
+  body: pdfOrganizeBody,
+  produces: [PDF_TYPE],
+  example: { sourceUrl: samplePdf, pages: '3,1-2,2,5-' },
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range'],
+});
+
+export const pdfMetadataRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-metadata',
+  function: 'pdf-metadata',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Set or remove the title, author and other document information of a PDF',
+  description:
+    `${readRules} Each field given sets that entry of the document information, \`null\` removes it, and ` +
+    'a field not given stays as it is. Keywords are stored in the Info dictionary joined by ", ". Dates ' +
+    'are ISO 8601 with a time zone and are stored in UTC. The XMP metadata stream is then written anew ' +
+    'from the Info dictionary (dc:title, dc:creator, dc:description, dc:subject, pdf:Keywords, ' +
+    'pdf:Producer, xmp:CreatorTool, xmp:CreateDate, xmp:ModifyDate), so that both state the same; other ' +
+    'XMP properties the source held are not kept, and an Info entry that is no text, or a date that ' +
+    'does not parse, is removed. Pages and everything else stay as they are. The file is named ' +
+    `\`<name>.pdf\`. ${activeContentRule}`,
+  body: pdfMetadataBody,
+  produces: [PDF_TYPE],
+  example: {
+    sourceUrl: samplePdf,
+    title: 'Trace-based compilation',
+    author: 'A. Gal',
+    keywords: ['JIT', 'tracing'],
+    creationDate: '2009-06-15T09:00:00Z',
+    producer: null,
+  },
+  errors: [...sourceErrors, 'encrypted_pdf'],
+});
+
+export const pdfToolRoutes: RouteSpec[] = [pdfRotateRoute, pdfOrganizeRoute, pdfMetadataRoute];
