@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import WebP from 'node-webpmux';
 import sharp from 'sharp';
+import { ApiError } from '#shared/errors.ts';
 
 /**
  * Frames of a written image as a reader counts them: 1 for a still. Read from its bytes: libvips
@@ -122,6 +123,10 @@ export async function assertEveryFrameWritten(
     written = await countFrames(path);
   }
   if (written !== frames) {
-    throw new Error(`The ${target} encoder wrote ${written} of the source's ${frames} frames.`);
+    // Never a shorter animation answered 200: the caller is told, and can choose another target.
+    throw new ApiError(
+      'unsupported_output_format',
+      `This animation cannot be written as ${target} with all its frames (the encoder kept ${written} of ${frames}): ask for ${target === 'gif' ? 'webp' : 'gif'}, or animated: false for the first frame.`,
+    );
   }
 }

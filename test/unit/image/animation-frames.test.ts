@@ -3,9 +3,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
-import { mergedRuns } from '#shared/image/animation-frames.ts';
+import { assertEveryFrameWritten, mergedRuns } from '#shared/image/animation-frames.ts';
 import { decodeGifFrames } from '#shared/image/gif-frames.ts';
 
 const run = promisify(execFile);
@@ -47,6 +48,27 @@ describe('decoding a damaged GIF leniently', () => {
       expect(() => decodeGifFrames(bytes, 1)).toThrow(
         /its frames \(1 of 10000 × 10001\) may hold at most 100 megapixels together/,
       );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('holding a written animation to its source', () => {
+  it('refuses with a 4xx that names the frames kept when the file holds fewer than the source', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'frames-'));
+    try {
+      const path = join(dir, 'one.gif');
+      await sharp({ create: { width: 4, height: 4, channels: 3, background: '#c04020' } })
+        .gif()
+        .toFile(path);
+      const refusal = await assertEveryFrameWritten(path, 'gif', 3, undefined).catch(
+        (error: unknown) => error,
+      );
+      expect(refusal).toBeInstanceOf(ApiError);
+      expect(refusal).toMatchObject({ code: 'unsupported_output_format' });
+      expect((refusal as Error).message).toMatch(/kept 1 of 3\b.*ask for webp/);
+      await expect(assertEveryFrameWritten(path, 'gif', 1, undefined)).resolves.toBeUndefined();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
