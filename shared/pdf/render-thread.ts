@@ -73,7 +73,13 @@ export class RenderThread {
 
   constructor() {
     pdfiumEntry ??= createRequire(import.meta.url).resolve('@hyzyla/pdfium');
-    this.#worker = new Worker(threadSource, { eval: true, workerData: { pdfium: pdfiumEntry } });
+    // The thread's script is CommonJS whatever flags started this process (`--input-type=module`
+    // would make it a module, without `require`), so it takes none of them.
+    this.#worker = new Worker(threadSource, {
+      eval: true,
+      execArgv: [],
+      workerData: { pdfium: pdfiumEntry },
+    });
     this.#worker.on('message', (reply: Reply) => this.#settle((pending) => pending.resolve(reply)));
     this.#worker.on('error', (error) =>
       this.#settle((pending) => pending.reject(new RenderTrap(error.message))),
