@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { documentedBody } from '#shared/openapi/async-jobs.ts';
 import { routes } from '#shared/routes.ts';
 import { FixtureServer } from '../support/fixture-server.ts';
-import { type RunningGateway, startLocalGateway } from '../support/gateway.ts';
+import { type RunningGateway, SHARED_KEYS, sharedGateway } from '../support/gateway.ts';
 import { referenceFfmpeg } from '../support/reference-tools.ts';
 import { fuzzSeed } from './support.ts';
 
@@ -250,10 +250,7 @@ describe('requests generated from openapi.yaml, through the local gateway', () =
     fixtures.serve('/small.html', '<!doctype html><title>t</title><p>Hello</p>', 'text/html');
     fixtures.serve('/small.md', '# Hello\n\nA paragraph.\n', 'text/markdown');
     fixtures.serve('/small.txt', 'hello\n', 'text/plain');
-    gateway = await startLocalGateway({
-      API_KEYS: 'conformance-key:enterprise:100000',
-      SOURCE_ALLOW_PRIVATE: 'true',
-    });
+    gateway = sharedGateway();
   });
 
   afterAll(async () => {
@@ -285,11 +282,10 @@ describe('requests generated from openapi.yaml, through the local gateway', () =
           : [undefined];
         expect(bodies.length, 'the generator finds admitted bodies').toBeGreaterThan(0);
         for (const body of bodies) {
-          console.log('SEND', JSON.stringify(body));
           const response = await fetch(`${gateway.url}${path}`, {
             method: operation.method.toUpperCase(),
             headers: {
-              'x-api-key': 'conformance-key',
+              'x-api-key': SHARED_KEYS.enterprise,
               ...(body ? { 'content-type': 'application/json' } : {}),
             },
             ...(body ? { body: JSON.stringify(body) } : {}),

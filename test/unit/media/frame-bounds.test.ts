@@ -89,8 +89,18 @@ describe('video frames out: both sides bounded, not only the one asked', () => {
   });
 
   it('the largest width named fits: 4096 makes 4096 × 8192', () => {
-    const plan = planVideo(input, info(video(16, 32)), { outputFormat: 'webm', width: 4096 }, '/o.webm');
+    const plan = planVideo(input, info(video(16, 32)), { outputFormat: 'mp4', width: 4096 }, '/o.mp4');
     expect(scaleOf(plan.job.outputOptions)).toEqual([4096, 8192]);
+  });
+
+  it('VP9 holds fewer pixels a frame than the side bound: 4096 × 8192 to webm names the width VP9 writes', () => {
+    const error = refusal(() =>
+      planVideo(input, info(video(16, 32)), { outputFormat: 'webm', width: 4096 }, '/o.webm'),
+    );
+    expect(error).toMatchObject({ code: 'validation_failed' });
+    expect(error.message).toMatch(/^width: .*VP9 \(webm\).*at most 4072\.$/);
+    const plan = planVideo(input, info(video(16, 32)), { outputFormat: 'webm', width: 4072 }, '/o.webm');
+    expect(scaleOf(plan.job.outputOptions)).toEqual([4072, 8144]);
   });
 
   it('a height that makes the width too large is refused the same way', () => {
