@@ -1,3 +1,5 @@
+import { vorbisQualityOnlyRates } from '#shared/media/audio-limits.ts';
+
 /**
  * The bitrates each lossy audio encoder takes, by the output's channels and sample rate. Some
  * refuse a bitrate outside their range (libvorbis: "encoder setup failed"; libopus: over 256 kbit/s
@@ -58,9 +60,6 @@ const vorbisRanges: Readonly<Record<number, readonly Range[]>> = {
     [256, 320],
   ],
 };
-
-/** Sample rates at which libvorbis takes a quality but no bitrate. */
-export const vorbisQualityOnlyRates: ReadonlySet<number> = new Set([88200, 96000]);
 
 /** The quality libvorbis is given where it takes no bitrate (about 128 kbit/s for stereo at 44.1 kHz). */
 export const vorbisQuality = 4;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { vorbisQualityOnlyRates } from '#shared/media/audio-bitrate.ts';
+import { vorbisQualityOnlyRates } from '#shared/media/audio-limits.ts';
 import {
   type AudioOutputFormat,
   audioOutputFormats,
