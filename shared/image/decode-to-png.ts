@@ -22,7 +22,7 @@ export async function decodeToPng(
   }
   const opened = await openImage(path, format);
   const output = await workspace.file(`decoded-${randomUUID()}.png`);
-  const { result: info } = await writeOpened({ path, format }, opened, (image) =>
+  const { result: info } = await writeOpened(opened, (image) =>
     image.image.toColourspace('srgb').png({ compressionLevel: 1 }).toFile(output),
   );
   return { path: output, width: info.width, height: info.height };

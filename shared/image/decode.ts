@@ -3,7 +3,6 @@ import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import type { SourceTiming } from '#shared/image/animation-frames.ts';
 import { decodeBmp, type Pixels } from '#shared/image/bmp.ts';
 import { animatedSources, type ImageInputFormat } from '#shared/image/formats.ts';
-import { decodeGifFrames } from '#shared/image/gif-frames.ts';
 import { type ImageHeader, readHeader } from '#shared/image/header.ts';
 import { decodeHeicImage } from '#shared/image/heic.ts';
 import { largestIcon } from '#shared/image/ico.ts';
@@ -136,28 +135,4 @@ export async function openImage(
   const image = sharp(input, inputOptions).autoOrient();
   const decodeSource = () => sharp(input, inputOptions).stats();
   return { ...base, image, width, height, hasAlpha: meta?.hasAlpha === true, decodeSource };
-}
-
-/**
- * Opens a GIF that libvips refused for a damaged frame (libnsgif stops at the first bad LZW code
- * and takes every later frame with it): its frames are decoded leniently (gif-frames.ts) and handed
- * over as raw pixels, as many frames as the refused opening was to keep, with their delays and loop.
- */
-export async function openDamagedGif(path: string, refused: OpenedImage): Promise<OpenedImage> {
-  const gif = decodeGifFrames(await readFile(path), refused.frames);
-  const image = sharp(gif.data, {
-    raw: { width: gif.width, height: gif.height * gif.frames, channels: 4, pageHeight: gif.height },
-    // Every page of the stack is a frame to resize and write, as for an animation libvips decoded.
-    pages: -1,
-  });
-  return {
-    ...refused,
-    image,
-    width: gif.width,
-    height: gif.height,
-    frames: gif.frames,
-    timing: gif.frames > 1 ? { delays: gif.delays, loop: gif.loop } : undefined,
-    hasAlpha: gif.hasAlpha,
-    decodeSource: undefined,
-  };
 }

@@ -1,6 +1,5 @@
 import { ApiError } from '#shared/errors.ts';
-import { type OpenedImage, openDamagedGif } from '#shared/image/decode.ts';
-import type { ImageInputFormat } from '#shared/image/formats.ts';
+import type { OpenedImage } from '#shared/image/decode.ts';
 import { damagedImage, mapNativeError } from '#shared/native-errors.ts';
 
 /**
@@ -29,27 +28,16 @@ export async function mapRenderFailure(
 }
 
 /**
- * Runs `write` over an opened image, failures mapped as above. A GIF that libvips refuses as
- * damaged (libnsgif stops at a frame's first bad LZW code, and every later frame with it) is
- * decoded again leniently and written from there, keeping the frames that decode. Answers the
- * image that was written, with what `write` answered.
+ * Runs `write` over an opened image, failures mapped as above. Answers the image that was written,
+ * with what `write` answered.
  */
 export async function writeOpened<T>(
-  source: { path: string; format: ImageInputFormat },
   opened: OpenedImage,
   write: (image: OpenedImage) => Promise<T>,
 ): Promise<{ written: OpenedImage; result: T }> {
   try {
     return { written: opened, result: await write(opened) };
   } catch (error) {
-    const failure = await mapRenderFailure(error, opened.decodeSource).catch((mapped: unknown) => mapped);
-    const damaged = failure instanceof ApiError && failure.code === 'invalid_source_file';
-    if (source.format !== 'gif' || !damaged) throw failure;
-  }
-  const lenient = await openDamagedGif(source.path, opened);
-  try {
-    return { written: lenient, result: await write(lenient) };
-  } catch (error) {
-    return mapRenderFailure(error);
+    return mapRenderFailure(error, opened.decodeSource);
   }
 }

@@ -115,7 +115,7 @@ export async function renderImage(
     animated: plan.animated && animatedTargets.has(target),
     targetSize: plan.resize,
   });
-  const { written } = await writeOpened(source, opened, (image) => writeTarget(image, plan, path));
+  const { written } = await writeOpened(opened, (image) => writeTarget(image, plan, path));
   if (written.frames > 1 && (target === 'gif' || target === 'webp')) {
     await assertEveryFrameWritten(path, target, written.frames, written.timing);
   }

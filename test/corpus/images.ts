@@ -338,54 +338,6 @@ export async function encoderAnimations(dir: string): Promise<ImageCase[]> {
   ];
 }
 
-/** Where each image's LZW data starts in a GIF (after its descriptor and local colour table). */
-function gifImageData(gif: Buffer): number[] {
-  const starts: number[] = [];
-  const flags = gif[10]!;
-  let at = 13 + (flags & 0x80 ? 3 * (2 << (flags & 7)) : 0);
-  const skipSubBlocks = (from: number) => {
-    let next = from;
-    while (gif[next]! !== 0) next += gif[next]! + 1;
-    return next + 1;
-  };
-  while (at < gif.length && gif[at] !== 0x3b) {
-    if (gif[at] === 0x21) at = skipSubBlocks(at + 2);
-    else if (gif[at] === 0x2c) {
-      const local = gif[at + 9]!;
-      const data = at + 10 + (local & 0x80 ? 3 * (2 << (local & 7)) : 0);
-      starts.push(data);
-      at = skipSubBlocks(data + 1);
-    } else throw new Error(`not a GIF block at ${at}`);
-  }
-  return starts;
-}
-
-/**
- * Four 40 × 30 frames of ImageMagick's plasma as a GIF, with 50 bytes of one frame's LZW data
- * overwritten (inside its first sub-block, so the file's structure stands): ImageMagick still reads
- * all four frames, libnsgif stops at the damaged one.
- */
-export async function damagedGifs(dir: string): Promise<ImageCase[]> {
-  const plasma = ['-seed', '7', '-size', '40x30', 'plasma:fractal'];
-  await run('convert', [
-    ...['-limit', 'memory', '64MiB', '-delay', '10'],
-    ...[...plasma, ...plasma, '-size', '40x30', 'gradient:red-blue', ...plasma],
-    ...['-loop', '0', join(dir, 'plasma.gif')],
-  ]);
-  const gif = await readFile(join(dir, 'plasma.gif'));
-  const starts = gifImageData(gif);
-  const damaged = (frame: number) => {
-    const copy = Buffer.from(gif);
-    copy.fill(0xff, starts[frame]! + 8, starts[frame]! + 58);
-    return copy;
-  };
-  const size = [40, 30] as const;
-  return [
-    { name: 'gif 4 × 40 × 30, frame 2 damaged', format: 'gif', bytes: damaged(1), size, frames: 4 },
-    { name: 'gif 4 × 40 × 30, frame 1 damaged', format: 'gif', bytes: damaged(0), size, frames: 4 },
-  ];
-}
-
 /** A 12-bit greyscale JPEG of 32 × 24 in four grey levels. */
 export function twelveBitJpeg(): ImageCase {
   return {
@@ -405,7 +357,6 @@ export async function imageCorpus(): Promise<ImageCase[]> {
       ...(await damagedPngs()),
       ...(await tallAnimations(dir)),
       ...(await encoderAnimations(dir)),
-      ...(await damagedGifs(dir)),
       twelveBitJpeg(),
     ];
   } finally {

@@ -7,7 +7,6 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bmpVariants,
-  damagedGifs,
   damagedPngs,
   encoderAnimations,
   type ImageCase,
@@ -95,7 +94,6 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
   let pngs: ImageCase[];
   let animations: ImageCase[];
   let encoded: ImageCase[];
-  let damagedFrames: ImageCase[];
   let scratch: string;
   const urlOf = (item: ImageCase, copy = 0) =>
     sources.serve(`/${copy}/${item.name.replace(/\W+/g, '-')}.${item.format}`, item.bytes);
@@ -108,7 +106,6 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
     animations = await tallAnimations(fixtures.path(''));
     scratch = await mkdtemp(join(tmpdir(), 'image-inputs-'));
     encoded = await encoderAnimations(scratch);
-    damagedFrames = await damagedGifs(scratch);
     gateway = sharedGateway();
   }, 180_000);
 
@@ -203,33 +200,6 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
         repeated.name,
       ).toBe(97);
     }
-  }, 300_000);
-
-  it('keeps the frames of a GIF with a damaged frame that ImageMagick reads, on every image route', async () => {
-    const [second, first] = damagedFrames as [ImageCase, ImageCase];
-    const answer = async (
-      damaged: ImageCase,
-      route: string,
-      body: Record<string, unknown>,
-      extension: string,
-    ) => {
-      const response = await post(route, { sourceUrl: urlOf(damaged), ...body });
-      expect(response.status, `${damaged.name} ${route}: ${await response.clone().text()}`).toBe(200);
-      return shownFrames(scratch, Buffer.from(await response.arrayBuffer()), extension);
-    };
-    const source = await shownFrames(scratch, second.bytes, 'gif');
-    expect(source.count).toBe(4);
-    const webp = await answer(second, 'image-convert', { outputFormat: 'webp', quality: 100 }, 'webp');
-    expect(webp.count).toBe(4);
-    // The frames that decode are the reference's; the damaged one is as far as each decoder got.
-    expect(frameErrors(source, webp).filter((error) => error < 0.03).length).toBeGreaterThanOrEqual(3);
-    expect((await answer(second, 'image-resize', { width: 20 }, 'gif')).count).toBe(4);
-    expect((await answer(second, 'image-optimize', {}, 'gif')).count).toBe(4);
-    // A damaged first frame: the targets and the route that take the first frame only.
-    const png = await answer(first, 'image-convert', { outputFormat: 'png' }, 'png');
-    expect([png.count, png.width, png.height]).toEqual([1, 40, 30]);
-    const pdf = await post('image-to-pdf', { sources: [urlOf(first)] });
-    expect(pdf.status, await pdf.clone().text()).toBe(200);
   }, 300_000);
 
   it('answers 400 invalid_source_file naming 12-bit JPEG on convert and resize', async () => {
