@@ -72,6 +72,10 @@ function checkAudioTarget(
 
 /** The same rules, as the document states them. */
 const noBitrateWhenLossless: SchemaRule = when({ outputFormat: [...losslessAudio] }, without('bitrate'));
+const noBitrateWhenVorbisQualityOnly: SchemaRule = when(
+  { outputFormat: 'ogg', sampleRate: [...vorbisQualityOnlyRates] },
+  without('bitrate'),
+);
 const mp3Rates: SchemaRule = when(
   { outputFormat: 'mp3' },
   { properties: { sampleRate: { enum: [...mp3SampleRates] } } },
@@ -91,7 +95,7 @@ export const audioConvertBody = z
     duration: duration.optional(),
   })
   .superRefine(checkAudioTarget)
-  .meta(allRules(noBitrateWhenLossless, mp3Rates));
+  .meta(allRules(noBitrateWhenLossless, noBitrateWhenVorbisQualityOnly, mp3Rates));
 export type AudioConvertBody = z.infer<typeof audioConvertBody>;
 
 const dimension = (axis: string) =>
