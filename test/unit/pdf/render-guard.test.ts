@@ -189,7 +189,7 @@ describe('containing pdfium failures', () => {
   });
 
   it('ends a render that passes its limit, answering 4xx naming the limit, and renders on after it', async () => {
-    const slow = new PdfiumPages(softMaskedPdf(20), { pageLimitMs: 300 });
+    const slow = new PdfiumPages(softMaskedPdf(100), { pageLimitMs: 300 });
     const error = await slow.render(1, 300 / 72).catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ code: 'invalid_source_file' });
@@ -202,7 +202,7 @@ describe('containing pdfium failures', () => {
   });
 
   it('renders within the time the request has left when that is less than the page limit', async () => {
-    const slow = new PdfiumPages(softMaskedPdf(20), { deadline: Date.now() + 2_500 });
+    const slow = new PdfiumPages(softMaskedPdf(100), { deadline: Date.now() + 2_500 });
     const error = await slow.render(1, 300 / 72).catch((failure: unknown) => failure);
     expect(error).toMatchObject({ code: 'invalid_source_file' });
     expect((error as Error).message).toMatch(/within the 1 s left of the request's time limit/);
