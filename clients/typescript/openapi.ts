@@ -382,6 +382,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pdf-to-text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The text of PDF pages, in reading order or laid out in columns
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The text of the pages `pages` names (default all; each page once, in page order) is read by PDFium from the characters the pages draw, through their fonts’ Unicode maps; text drawn as images (scans) is not read. Without `layout` it comes in reading order: in the order the page draws it, lines ending where PDFium finds a line break and words apart by a space where PDFium finds a gap. With `layout: true` characters are placed by their positions: characters at one height form a line, top to bottom; the first of a line, and one after a gap wider than two characters, goes to the column its left edge gives at the page’s median character width, the others follow the one before them (as `pdftotext -layout` does, more simply), so that columns side by side stay apart by two spaces at least; the page is laid out as stored, before its rotation. Lines are separated by "\n", trailing spaces dropped. `characters` counts the Unicode code points of all pages; an answer may carry at most 1,000,000 of them: past that the answer is 400 `validation_failed` naming the pages that fit.
+         */
+        post: operations["pdfToText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/html-to-pdf": {
         parameters: {
             query?: never;
@@ -1204,6 +1224,17 @@ export interface components {
             /** @description The size of the source file. */
             sizeBytes: number;
         };
+        PdfToTextResponse: {
+            /** @description The selected pages, in page order. */
+            pages: {
+                /** @description The page number, counted from 1. */
+                number: number;
+                /** @description The page’s text; lines are separated by "\n". */
+                text: string;
+            }[];
+            /** @description Characters (Unicode code points) of all pages together. */
+            characters: number;
+        };
         MediaInfoResponse: {
             /** @description The container format read from the bytes, e.g. mp4, webm, mp3. */
             container: string;
@@ -1891,6 +1922,31 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                };
+            };
+        };
+        PdfToTextRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "pages": "1-2",
+                 *       "layout": true
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The pages to read (default all; each page once, in page order) in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
+                    pages?: string;
+                    /**
+                     * @description false: the text in reading order; true: lines and columns placed by where their characters stand, columns kept apart by spaces.
+                     * @default false
+                     */
+                    layout?: boolean;
                 };
             };
         };
@@ -4007,6 +4063,65 @@ export interface operations {
                     };
                 };
             };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfToText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfToTextRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PdfToTextResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
             /** @description Too large: `request_too_large`, `source_too_large`. */
             413: {
                 headers: {

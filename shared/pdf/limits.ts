@@ -74,6 +74,9 @@ export const renderPageLimitSeconds = 30;
 /** Forms drawn on one page, nested draws multiplied out: past it the page is not rendered. */
 export const maxFormDraws = 100_000;
 
+/** Characters /pdf-to-text answers at most in one request (a few MB of JSON). */
+export const maxTextCharacters = 1_000_000;
+
 /** The quarter turns /pdf-rotate gives pages, clockwise. */
 export const rotationAngles = [90, 180, 270] as const;
 export type RotationAngle = (typeof rotationAngles)[number];

@@ -1,8 +1,9 @@
 import type { PDFiumLibrary } from '@hyzyla/pdfium';
 
 /**
- * The few PDFium C functions pdf-compress calls that the wrapper has no method for (page objects,
- * their matrices, form XObjects' contents). They are exported by the same WebAssembly module.
+ * The few PDFium C functions pdf-compress, pdf-info and pdf-to-text call that the wrapper has no
+ * method for (page objects, their matrices, form XObjects' contents, document information, text
+ * and character boxes). They are exported by the same WebAssembly module.
  */
 export interface PdfiumApi {
   HEAPU8: Uint8Array;
@@ -25,6 +26,14 @@ export interface PdfiumApi {
   _FPDF_GetPageSizeByIndexF(document: number, index: number, size: number): number;
   /** An Info entry as UTF-16LE with a terminating zero; answers the bytes it needs. */
   _FPDF_GetMetaText(document: number, tag: number, buffer: number, length: number): number;
+  _FPDFText_LoadPage(page: number): number;
+  _FPDFText_ClosePage(textPage: number): void;
+  _FPDFText_CountChars(textPage: number): number;
+  _FPDFText_GetUnicode(textPage: number, index: number): number;
+  /** 1 for a space or line break pdfium added between words or lines, 0 for one the page draws. */
+  _FPDFText_IsGenerated(textPage: number, index: number): number;
+  /** Writes the character's box from its advance and the font's ascent and descent (FS_RECTF: left, top, right, bottom). */
+  _FPDFText_GetLooseCharBox(textPage: number, index: number, rect: number): number;
 }
 
 interface Pdfium {

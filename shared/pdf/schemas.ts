@@ -139,6 +139,31 @@ export const pdfOrganizeBody = z.strictObject({
 });
 export type PdfOrganizeBody = z.infer<typeof pdfOrganizeBody>;
 
+export const pdfToTextBody = z.strictObject({
+  sourceUrl,
+  pages: rangeText('The pages to read (default all; each page once, in page order)').optional(),
+  layout: z
+    .boolean()
+    .default(false)
+    .describe(
+      'false: the text in reading order; true: lines and columns placed by where their characters stand, columns kept apart by spaces.',
+    ),
+});
+export type PdfToTextBody = z.infer<typeof pdfToTextBody>;
+
+export const pdfToTextResult = z.object({
+  pages: z
+    .array(
+      z.object({
+        number: z.number().int().describe('The page number, counted from 1.'),
+        text: z.string().describe('The page’s text; lines are separated by "\\n".'),
+      }),
+    )
+    .describe('The selected pages, in page order.'),
+  characters: z.number().int().describe('Characters (Unicode code points) of all pages together.'),
+});
+export type PdfToTextResult = z.infer<typeof pdfToTextResult>;
+
 const infoText = (what: string) =>
   z.string().max(4096).nullable().optional().describe(`${what}; null removes it, absent leaves it as it is.`);
 const infoDate = (what: string) =>

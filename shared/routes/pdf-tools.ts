@@ -1,7 +1,13 @@
-import { PDF_TYPE, pdfLimits } from '#shared/pdf/limits.ts';
-import { pdfMetadataBody, pdfOrganizeBody, pdfRotateBody } from '#shared/pdf/schemas.ts';
+import { maxTextCharacters, PDF_TYPE, pdfLimits } from '#shared/pdf/limits.ts';
+import {
+  pdfMetadataBody,
+  pdfOrganizeBody,
+  pdfRotateBody,
+  pdfToTextBody,
+  pdfToTextResult,
+} from '#shared/pdf/schemas.ts';
 import { activeContentRule, rangeRules, readRules, samplePdf } from '#shared/routes/pdf.ts';
-import { streamedSizing } from '#shared/routes/sizing.ts';
+import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
 import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 export const pdfRotateRoute = defineRoute({
@@ -85,4 +91,37 @@ export const pdfMetadataRoute = defineRoute({
   errors: [...sourceErrors, 'encrypted_pdf'],
 });
 
-export const pdfToolRoutes: RouteSpec[] = [pdfRotateRoute, pdfOrganizeRoute, pdfMetadataRoute];
+export const pdfToTextRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-to-text',
+  function: 'pdf-to-text',
+  kind: 'json',
+  sizing: bufferedSizing(2048, true),
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['json'] },
+  tag: 'PDF',
+  summary: 'The text of PDF pages, in reading order or laid out in columns',
+  description:
+    `${readRules} ${rangeRules} The text of the pages \`pages\` names (default all; each page once, in ` +
+    'page order) is read by PDFium from the characters the pages draw, through their fonts’ Unicode ' +
+    'maps; text drawn as images (scans) is not read. Without `layout` it comes in reading order: in the ' +
+    'order the page draws it, lines ending where PDFium finds a line break and words apart by a space ' +
+    'where PDFium finds a gap. With `layout: true` characters are placed by their positions: characters ' +
+    'at one height form a line, top to bottom; the first of a line, and one after a gap wider than two ' +
+    'characters, goes to the column its left edge gives at the page’s median character width, the others ' +
+    'follow the one before them (as `pdftotext -layout` does, more simply), so that columns side by side ' +
+    'stay apart by two spaces at least; the page is laid out as stored, before its rotation. Lines ' +
+    'are separated by "\\n", trailing spaces dropped. `characters` counts the Unicode code points of ' +
+    `all pages; an answer may carry at most ${maxTextCharacters.toLocaleString('en-US')} of them: past ` +
+    'that the answer is 400 `validation_failed` naming the pages that fit.',
+  body: pdfToTextBody,
+  response: pdfToTextResult,
+  example: { sourceUrl: samplePdf, pages: '1-2', layout: true },
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range', 'validation_failed'],
+});
+
+export const pdfToolRoutes: RouteSpec[] = [
+  pdfRotateRoute,
+  pdfOrganizeRoute,
+  pdfMetadataRoute,
+  pdfToTextRoute,
+];
