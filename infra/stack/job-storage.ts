@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -73,14 +73,20 @@ export class JobStorage extends Construct {
 
   /** The action groups Bucket.grant* writes, all confined to this bucket and its objects. */
   private acknowledgeBucketGrant(grantee: Grantee, actions: readonly string[]): void {
-    const bucketId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket);
+    const bucket = this.bucket.node.defaultChild as s3.CfnBucket;
+    // In a nested stack (a route family) the bucket's ARN arrives as a parameter, which CDK names
+    // after the bucket's unique id.
+    const bucketArn =
+      Stack.of(grantee) === Stack.of(this)
+        ? `${Stack.of(this).getLogicalId(bucket)}.Arn`
+        : `referenceto${Names.nodeUniqueId(bucket.node)}Arn`;
     Validations.of(grantee).acknowledge(
       ...actions.map((action) => ({
         id: `AwsSolutions-IAM5[Action::${action}]`,
         reason: `${action} as Bucket.grant* spells it, on the jobs bucket and its objects only.`,
       })),
       {
-        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
+        id: `AwsSolutions-IAM5[Resource::<${bucketArn}>/*]`,
         reason: 'Job records and results are objects with generated names, all under the jobs bucket.',
       },
     );

@@ -31,6 +31,7 @@ import { addGatewayResponses } from './gateway-responses.ts';
 import { JobStorage } from './job-storage.ts';
 import { Monitoring } from './monitoring.ts';
 import { OfficeFunction, officeFunctionName } from './office-function.ts';
+import { RouteFamily } from './route-family.ts';
 import { defaultFreeTierClients, planRequestsPerMinute, throttleFor } from './throttle.ts';
 
 /** The gateway authorizer's folder under functions/. */
@@ -79,6 +80,8 @@ const constructId = (name: string) =>
 export class FileConversionStack extends Stack {
   readonly api: apigateway.RestApi;
   readonly functions: ReadonlyMap<string, ApiFunction>;
+  /** One nested stack per route family (the route table's tags), holding its functions. */
+  readonly families: ReadonlyMap<string, RouteFamily>;
   readonly authorizerFunction: ApiFunction;
   readonly storage: JobStorage;
   readonly usagePlans: Readonly<Record<(typeof tierNames)[number], apigateway.UsagePlan>>;
@@ -108,14 +111,27 @@ export class FileConversionStack extends Stack {
     const freeTierClients = props.freeTierClients ?? defaultFreeTierClients;
     const reserve = props.reservedConcurrency ?? true;
 
-    // One function per function folder; several rows may share one (none does today).
+    // One function per function folder (several rows may share one; none does today), in the
+    // nested stack of its family.
+    const families = new Map<string, RouteFamily>();
+    const familyOf = (tag: string): RouteFamily => {
+      let family = families.get(tag);
+      if (!family) {
+        family = new RouteFamily(this, `${constructId(tag)}Routes`, {
+          family: tag,
+          serviceName: this.stackName,
+        });
+        families.set(tag, family);
+      }
+      return family;
+    };
     const functions = new Map<string, ApiFunction>();
     for (const route of routes) {
       if (functions.has(route.function)) continue;
       const rowsOfFunction = routes.filter((row) => row.function === route.function);
       // LibreOffice does not fit in a layer: that one function is a container image.
       const FunctionClass = route.function === officeFunctionName ? OfficeFunction : ApiFunction;
-      const fn = new FunctionClass(this, `${constructId(route.function)}Function`, {
+      const fn = new FunctionClass(familyOf(route.tag), `${constructId(route.function)}Function`, {
         bundle: bundleOf(route.function),
         sizing: route.sizing,
         layers,
@@ -136,6 +152,7 @@ export class FileConversionStack extends Stack {
       functions.set(route.function, fn);
     }
     this.functions = functions;
+    this.families = families;
 
     this.authorizerFunction = new ApiFunction(this, 'AuthorizerFunction', {
       bundle: bundleOf(authorizerFunction),

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { App, type CfnElement } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,14 @@ import { freeTierRateLimitedBody, quotaFreePathPattern } from '../../infra/stack
 import { FileConversionStack } from '../../infra/stack/stack.ts';
 import { planRequestsPerMinute, throttleFor } from '../../infra/stack/throttle.ts';
 import { projectRoot } from '../../layers/layer.ts';
-import { cdkContext, type Synthesized, sharedOptions, sharedSynthesis } from './synth.ts';
+import {
+  cdkContext,
+  logicalIdOf,
+  type Resource,
+  type Synthesized,
+  sharedOptions,
+  sharedSynthesis,
+} from './synth.ts';
 // The stack's other suites, run here on the same synthesis (test/infra/synth.ts).
 import './stack/browser-layer.ts';
 import './stack/office-function.ts';
@@ -28,22 +35,19 @@ const downloadsSources = (route: RouteSpec) =>
   route.body instanceof z.ZodObject &&
   sourceFields.some((field) => field in (route.body as z.ZodObject).shape);
 
-type Resource = { Type: string; Properties: Record<string, unknown> & { [key: string]: unknown } };
-
 const { proxySecretParameterName } = sharedOptions;
 let synth: Synthesized;
 let resources: Record<string, Resource>;
 
 beforeAll(async () => {
   synth = await sharedSynthesis();
-  resources = synth.template.toJSON().Resources as Record<string, Resource>;
+  resources = synth.resources;
 }, 240_000);
 
 afterAll(() => synth?.cleanUp());
 
 const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
-const logicalId = (construct: { node: { defaultChild?: unknown } }) =>
-  synth.stack.getLogicalId(construct.node.defaultChild as CfnElement);
+const logicalId = logicalIdOf;
 const functionOf = (route: RouteSpec) => {
   const fn = synth.stack.functions.get(route.function);
   if (!fn) throw new Error(`no function for ${route.function}`);
@@ -572,8 +576,17 @@ describe('checks', () => {
     expect(report.success).toBe(true);
   });
 
-  it('stays well inside CloudFormation 500 resources per stack', () => {
-    expect(Object.keys(resources).length).toBeLessThan(450);
+  it('stays well inside CloudFormation 500 resources per stack: each route family in a nested stack of its own', () => {
+    const stacks = [synth.stack, ...synth.stack.families.values(), synth.stack.monitoring];
+    for (const stack of stacks)
+      expect(Object.keys(synth.resourcesOf(stack)).length, stack.node.id).toBeLessThan(450);
+    expect([...synth.stack.families.keys()].sort()).toEqual(
+      [...new Set(routes.map((route) => route.tag))].sort(),
+    );
+    for (const route of routes) {
+      const fn = synth.stack.functions.get(route.function)!;
+      expect(Stack.of(fn), route.path).toBe(synth.stack.families.get(route.tag));
+    }
   });
 
   it('fails loudly when a route names a function without a handler', async () => {

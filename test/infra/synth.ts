@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, type CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { routes } from '#shared/routes.ts';
 import { buildBrowserLayers } from '../../infra/stack/browser-layer.ts';
@@ -15,10 +15,21 @@ import { buildFfmpegLayer } from '../../layers/ffmpeg/build.ts';
 import { type BuiltLayer, projectRoot } from '../../layers/layer.ts';
 import { buildSharpLayer } from '../../layers/sharp/build.ts';
 
+export type Resource = { Type: string; Properties: Record<string, unknown> & { [key: string]: unknown } };
+
 export interface Synthesized {
   app: App;
   stack: FileConversionStack;
+  /** The service stack's own template. */
   template: Template;
+  /**
+   * The resources of the service stack and of every nested stack in one map, each reference across
+   * stacks (a nested stack's parameter, an output of a nested stack) replaced by what it stands for:
+   * a function's `{Ref: bucketId}` reads as in a single stack.
+   */
+  resources: Record<string, Resource>;
+  /** The resources of one stack (the service stack or a nested one), references resolved the same way. */
+  resourcesOf(stack: Stack): Record<string, Resource>;
   bundles: FunctionBundles;
   layers: Record<LayerName, BuiltLayer>;
   /** Removes the bundles and the cloud assembly. */
@@ -60,10 +71,13 @@ export async function synthesize(options: SynthOptions = {}): Promise<Synthesize
     ...options,
   });
   const template = Template.fromStack(stack);
+  const flat = flattenStacks(stack);
   return {
     app,
     stack,
     template,
+    resources: flat.resources,
+    resourcesOf: flat.resourcesOf,
     bundles,
     layers,
     cleanUp: () => rmSync(scratch, { recursive: true, force: true }),
@@ -86,4 +100,64 @@ let shared: Promise<Synthesized> | undefined;
 export function sharedSynthesis(): Promise<Synthesized> {
   shared ??= synthesize(sharedOptions);
   return shared;
+}
+
+/** A construct's logical id in its own stack (the service stack or a nested one). */
+export const logicalIdOf = (construct: { node: { defaultChild?: unknown } }): string => {
+  const element = construct.node.defaultChild as CfnElement;
+  return Stack.of(element).getLogicalId(element);
+};
+
+type Json = {
+  Resources: Record<string, Resource>;
+  Parameters?: Record<string, unknown>;
+  Outputs?: Record<string, { Value: unknown }>;
+};
+
+/**
+ * Reads the service stack and its nested stacks as one: a nested stack's `{Ref: parameter}` becomes
+ * the value the service stack passes for it, and the service stack's `Fn::GetAtt [nested,
+ * Outputs.name]` the value the nested stack outputs, until no reference across stacks is left.
+ */
+function flattenStacks(root: Stack) {
+  const templates = new Map<Stack, Json>([[root, Template.fromStack(root).toJSON() as Json]]);
+  const nestedById = new Map<string, NestedStack>();
+  for (const child of root.node.findAll()) {
+    if (!NestedStack.isNestedStack(child) || child.nestedStackParent !== root) continue;
+    templates.set(child, Template.fromStack(child).toJSON() as Json);
+    nestedById.set(root.getLogicalId(child.nestedStackResource as CfnElement), child);
+  }
+  const rootJson = templates.get(root)!;
+  const resolve = (value: unknown, stack: Stack): unknown => {
+    if (Array.isArray(value)) return value.map((item) => resolve(item, stack));
+    if (value === null || typeof value !== 'object') return value;
+    const record = value as Record<string, unknown>;
+    const own = templates.get(stack)!;
+    if (stack !== root && typeof record.Ref === 'string' && own.Parameters && record.Ref in own.Parameters) {
+      const nestedId = root.getLogicalId((stack as NestedStack).nestedStackResource as CfnElement);
+      const passed = (rootJson.Resources[nestedId]!.Properties.Parameters as Record<string, unknown>)[
+        record.Ref
+      ];
+      return resolve(passed, root);
+    }
+    const getAtt = record['Fn::GetAtt'];
+    if (stack === root && Array.isArray(getAtt) && String(getAtt[1]).startsWith('Outputs.')) {
+      const nested = nestedById.get(String(getAtt[0]));
+      if (nested) {
+        const output = templates.get(nested)!.Outputs![String(getAtt[1]).slice('Outputs.'.length)]!;
+        return resolve(output.Value, nested);
+      }
+    }
+    return Object.fromEntries(Object.entries(record).map(([key, item]) => [key, resolve(item, stack)]));
+  };
+  const resourcesOf = (stack: Stack): Record<string, Resource> =>
+    resolve(templates.get(stack)!.Resources, stack) as Record<string, Resource>;
+  const resources: Record<string, Resource> = {};
+  for (const stack of templates.keys()) {
+    for (const [id, resource] of Object.entries(resourcesOf(stack))) {
+      if (id in resources) throw new Error(`Logical id ${id} is in two stacks`);
+      resources[id] = resource;
+    }
+  }
+  return { resources, resourcesOf };
 }

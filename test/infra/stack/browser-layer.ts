@@ -1,13 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CfnElement } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes.ts';
 import { browserEnvironment } from '../../../infra/stack/browser-layer.ts';
-import { type Synthesized, sharedSynthesis } from '../synth.ts';
-
-type Resource = { Type: string; Properties: Record<string, unknown> };
+import { logicalIdOf, type Resource, type Synthesized, sharedSynthesis } from '../synth.ts';
 
 /** The four browser routes: Chromium and its fonts in layers, 2048 MiB, 120 s. */
 const browserFunctions = ['html-to-pdf', 'url-to-pdf', 'markdown-to-pdf', 'web-screenshot'];
@@ -18,14 +14,11 @@ let nested: Resource[];
 
 beforeAll(async () => {
   synth = await sharedSynthesis();
-  resources = synth.template.toJSON().Resources as Record<string, Resource>;
-  nested = Object.values(
-    Template.fromStack(synth.stack.monitoring).toJSON().Resources as Record<string, Resource>,
-  );
+  resources = synth.resources;
+  nested = Object.values(synth.resourcesOf(synth.stack.monitoring));
 }, 240_000);
 
-const logicalIdOf = (name: string) =>
-  synth.stack.getLogicalId(synth.stack.functions.get(name)!.node.defaultChild as CfnElement);
+const functionId = (name: string) => logicalIdOf(synth.stack.functions.get(name)!);
 const layerId = (prefix: string) =>
   Object.entries(resources).find(
     ([id, r]) => r.Type === 'AWS::Lambda::LayerVersion' && id.startsWith(prefix),
@@ -58,7 +51,7 @@ describe('the browser layers', () => {
   it('go to the browser functions, which name them in their environment, and to no other', () => {
     const browserLayers = [layerId('ChromiumLayer'), layerId('FontsLayer')].sort();
     for (const route of routes) {
-      const fn = resources[logicalIdOf(route.function)]!;
+      const fn = resources[functionId(route.function)]!;
       const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       if (browserFunctions.includes(route.function)) {
         expect(layerRefs(fn).sort(), route.path).toEqual(browserLayers);

@@ -1,19 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { App, CfnElement } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { App } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '#shared/routes.ts';
 import { OfficeFunction, officeFunctionName } from '../../../infra/stack/office-function.ts';
 import type { FileConversionStack } from '../../../infra/stack/stack.ts';
-import { type Synthesized, sharedSynthesis } from '../synth.ts';
+import { logicalIdOf, type Resource, type Synthesized, sharedSynthesis } from '../synth.ts';
 
 /**
  * /office-to-pdf's container-image function in the synthesized stack: the image, its sizing, its
  * alarms, its rights, cdk-nag.
  */
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
 const officeRoute = routes.find((route) => route.function === officeFunctionName)!;
 let synth: Synthesized;
 let app: App;
@@ -24,14 +22,14 @@ let nested: Record<string, Resource>;
 beforeAll(async () => {
   synth = await sharedSynthesis();
   ({ app, stack } = synth);
-  resources = synth.template.toJSON().Resources as Record<string, Resource>;
-  nested = Template.fromStack(stack.monitoring).toJSON().Resources as Record<string, Resource>;
+  resources = synth.resources;
+  nested = synth.resourcesOf(stack.monitoring);
 }, 300_000);
 
 const officeFunction = () => {
   const fn = stack.functions.get(officeFunctionName);
   if (!(fn instanceof OfficeFunction)) throw new Error('office-to-pdf is not an OfficeFunction');
-  return { fn, resource: resources[stack.getLogicalId(fn.node.defaultChild as CfnElement)]! };
+  return { fn, resource: resources[logicalIdOf(fn)]! };
 };
 
 describe('the office-to-pdf function', () => {
@@ -79,7 +77,7 @@ describe('the office-to-pdf function', () => {
     const variables = (resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(Object.keys(variables)).toEqual(expect.arrayContaining(['JOBS_BUCKET', 'WEBHOOK_SECRET_ARN']));
     const { fn } = officeFunction();
-    const logicalId = stack.getLogicalId(fn.node.defaultChild as CfnElement);
+    const logicalId = logicalIdOf(fn);
     const eventConfigs = Object.values(resources).filter(
       (resource) =>
         resource.Type === 'AWS::Lambda::EventInvokeConfig' &&
