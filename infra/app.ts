@@ -12,7 +12,7 @@ import { authorizerFunction, FileConversionStack } from './stack/stack.ts';
 
 /**
  * The CDK app: builds the native layers (when their inputs changed), bundles every function of the
- * route table (one esbuild build each), and checks the stack with cdk-nag's AwsSolutions pack, whose
+ * route table (one esbuild build for all), and checks the stack with cdk-nag's AwsSolutions pack, whose
  * findings fail the synth. Settings come from cdk.json context or `-c name=value`.
  */
 const app = new App();

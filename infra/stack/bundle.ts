@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { copyPackages, directorySize } from '../../layers/copy-packages.ts';
 import { type BrowserLayerName, browserLayerNames, browserMarker } from './browser-layer.ts';
 
@@ -122,26 +122,34 @@ function requireAtRunTime(packages: readonly string[], importedAsIs: readonly st
 const endsWith = (inputs: readonly string[], module: string) =>
   inputs.some((input) => input.replaceAll('\\', '/').endsWith(module));
 
+/** One function to bundle: its folder name, and the file its bundle starts from. */
+export interface BundleEntry {
+  name: string;
+  entry: string;
+}
+
 /**
- * Bundles one function into its own folder (ESM, minified, linked source maps, Node 24), split at
- * its dynamic imports: what a handler reaches only through `import()` (libheif-js for HEIC, the
- * job modules and AWS SDK clients, pdfium) goes to files under `chunks/` that Node reads and
- * compiles on the first request that takes that path, not at every cold start. Then copies into
- * the folder the unbundled packages it imports that no layer provides.
+ * Bundles functions, each into a folder of its own (ESM, minified, linked source maps, Node 24),
+ * split at their dynamic imports: what a handler reaches only through `import()` (libheif-js for
+ * HEIC, the job modules and AWS SDK clients, pdfium) goes to files under `chunks/` that Node reads
+ * and compiles on the first request that takes that path, not at every cold start. Then copies into
+ * each folder the unbundled packages it imports that no layer provides.
+ *
+ * All functions are one esbuild build, so each shared module is parsed once, not once a function;
+ * each folder then gets its entry as `index.mjs` and exactly the chunks that entry reaches.
  * `#shared/...` imports resolve through package.json "imports", as they do under Node.
- * `entry` is the function's handler unless another file is given (the benchmark's floor).
  */
-export async function bundleFunction(
+export async function bundleEntries(
   rootDir: string,
   outDir: string,
-  name: string,
-  entry = handlerPath(rootDir, name),
-): Promise<FunctionBundle> {
-  const dir = join(outDir, bundleFolder(name));
+  entries: readonly BundleEntry[],
+): Promise<FunctionBundles> {
+  const staging = join(outDir, '.build');
+  const entryFile = (name: string) => `index-${bundleFolder(name)}`;
   const result = await build({
     absWorkingDir: rootDir,
-    entryPoints: [{ in: entry, out: 'index' }],
-    outdir: dir,
+    entryPoints: entries.map(({ name, entry }) => ({ in: entry, out: entryFile(name) })),
+    outdir: staging,
     outExtension: { '.js': '.mjs' },
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
@@ -158,30 +166,77 @@ export async function bundleFunction(
     banner: { js: commonJsGlobals },
     plugins: [requireAtRunTime([...Object.keys(unbundled), ...requiredBuiltins], shippedWithFunction)],
   });
-
-  const outputs = Object.values(result.metafile.outputs);
-  if (!outputs.some((output) => output.entryPoint)) throw new Error(`esbuild produced no bundle for ${name}`);
-  const inputs = outputs.flatMap((output) => Object.keys(output.inputs));
-  const imported = new Set(
-    outputs.flatMap((output) =>
-      output.imports.filter((entry) => entry.external).map((entry) => packageOf(entry.path)),
-    ),
-  );
-  const layers = new Set<LayerName>();
-  const ownPackages: string[] = [];
-  for (const pkg of imported) {
-    const where = unbundled[pkg];
-    if (!where) continue;
-    if (where.from === 'layer') layers.add(where.layer);
-    else ownPackages.push(pkg);
-  }
-  if (endsWith(inputs, ffmpegMarker)) layers.add('ffmpeg');
-  if (endsWith(inputs, browserMarker)) for (const layer of browserLayerNames) layers.add(layer);
-  if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
-  return { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) };
+  const outputs = result.metafile.outputs;
+  const bundles = entries.map(({ name }) => {
+    const entryOutput = relative(rootDir, join(staging, `${entryFile(name)}.mjs`));
+    if (!outputs[entryOutput]) throw new Error(`esbuild produced no bundle for ${name}`);
+    const reached = reachableOutputs(outputs, entryOutput);
+    const dir = join(outDir, bundleFolder(name));
+    for (const output of reached) {
+      const from = join(rootDir, output);
+      const to = output === entryOutput ? join(dir, 'index.mjs') : join(dir, relative(staging, from));
+      mkdirSync(dirname(to), { recursive: true });
+      copyFileSync(`${from}.map`, `${to}.map`);
+      if (output !== entryOutput) copyFileSync(from, to);
+      // The entry's last line names its source map, which is index.mjs.map now.
+      else
+        writeFileSync(
+          to,
+          readFileSync(from, 'utf8').replace(sourceMapComment, '//# sourceMappingURL=index.mjs.map'),
+        );
+    }
+    return { name, dir, reached };
+  });
+  const built = bundles.map(({ name, dir, reached }) => {
+    const inputs = reached.flatMap((output) => Object.keys(outputs[output]!.inputs));
+    const imported = new Set(
+      reached.flatMap((output) =>
+        outputs[output]!.imports.filter((entry) => entry.external).map((entry) => packageOf(entry.path)),
+      ),
+    );
+    const layers = new Set<LayerName>();
+    const ownPackages: string[] = [];
+    for (const pkg of imported) {
+      const where = unbundled[pkg];
+      if (!where) continue;
+      if (where.from === 'layer') layers.add(where.layer);
+      else ownPackages.push(pkg);
+    }
+    if (endsWith(inputs, ffmpegMarker)) layers.add('ffmpeg');
+    if (endsWith(inputs, browserMarker)) for (const layer of browserLayerNames) layers.add(layer);
+    if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
+    return { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) };
+  });
+  rmSync(staging, { recursive: true, force: true });
+  return new Map(built.map((bundle) => [bundle.name, bundle]));
 }
 
-/** Bundles every function named, each into a folder of its own (bundleFunction). */
+/** The comment esbuild ends a file with when it writes a linked source map. */
+const sourceMapComment = /\/\/# sourceMappingURL=\S+\s*$/;
+
+/** The output files an entry loads, statically or on demand, itself included. */
+function reachableOutputs(outputs: Metafile['outputs'], entry: string): string[] {
+  const reached = new Set([entry]);
+  for (const output of reached) {
+    for (const imported of outputs[output]!.imports) {
+      if (!imported.external && imported.path in outputs) reached.add(imported.path);
+    }
+  }
+  return [...reached];
+}
+
+/** Bundles one function into its own folder (bundleEntries); `entry` defaults to its handler. */
+export async function bundleFunction(
+  rootDir: string,
+  outDir: string,
+  name: string,
+  entry = handlerPath(rootDir, name),
+): Promise<FunctionBundle> {
+  const bundles = await bundleEntries(rootDir, outDir, [{ name, entry }]);
+  return bundles.get(name)!;
+}
+
+/** Bundles every function named, each into a folder of its own, in one build (bundleEntries). */
 export async function bundleFunctions(options: {
   rootDir: string;
   outDir: string;
@@ -192,6 +247,9 @@ export async function bundleFunctions(options: {
   assertHandlersExist(rootDir, names);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const bundles = await Promise.all(names.map((name) => bundleFunction(rootDir, outDir, name)));
-  return new Map(bundles.map((bundle) => [bundle.name, bundle]));
+  return bundleEntries(
+    rootDir,
+    outDir,
+    names.map((name) => ({ name, entry: handlerPath(rootDir, name) })),
+  );
 }
