@@ -1,7 +1,8 @@
 /**
  * Sample files for README's examples, made here and served on loopback:
  *
- *   npm run samples        # http://127.0.0.1:3001/photo.jpg, paper.pdf, annex.pdf, clip.mp4, report.docx
+ *   npm run samples        # http://127.0.0.1:3001/photo.jpg, paper.pdf, annex.pdf, clip.mp4, report.docx,
+ *                          # page.html (with page.css and the photo; its table is drawn by a script)
  *
  * The service downloads sources from loopback only with SOURCE_ALLOW_PRIVATE=true (README's quick
  * start). POST /hook is a webhook receiver for the async job example: it prints what it receives
@@ -107,6 +108,23 @@ const files: Record<string, { type: string; body: Buffer }> = {
   },
 };
 await rm(folder, { recursive: true, force: true });
+
+/** A web page with a relative stylesheet and image, whose table only its script draws. */
+const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Quarterly report</title>
+<link rel="stylesheet" href="page.css"></head>
+<body><h1>Quarterly report</h1><img src="photo.jpg" alt="The office" width="320">
+<table id="figures"></table>
+<script>
+  const rows = [['Quarter', 'Revenue'], ['Q1', '1.2 M'], ['Q2', '1.4 M'], ['Q3', '1.5 M']];
+  document.getElementById('figures').innerHTML = rows
+    .map((cells, at) => '<tr>' + cells.map((cell) => (at ? '<td>' : '<th>') + cell).join('') + '</tr>')
+    .join('');
+</script></body></html>
+`;
+const pageStyle = 'body { font-family: sans-serif; margin: 2em; } h1 { color: #1d4ed8; } td, th { padding: 4px 12px; }\n';
+files['/page.html'] = { type: 'text/html; charset=utf-8', body: Buffer.from(page) };
+files['/page.css'] = { type: 'text/css; charset=utf-8', body: Buffer.from(pageStyle) };
 
 /** What a webhook says about its signature, checked as a receiver should (constant time). */
 async function signatureCheck(body: string, signature: string | undefined): Promise<string> {

@@ -100,8 +100,8 @@ const pdfText: Record<string, RegExp> = {
   'merged.pdf': /Sample paper, page 1 of 8[\s\S]*Annex, page 1 of 2/,
   'smaller.pdf': /Sample paper, page 8 of 8/,
   'invoice.pdf': /Invoice 42[\s\S]*Total: € 120\.00/,
-  // The docs page is drawn by its scripts: without them it prints as a blank page.
-  'docs.pdf': /File conversion API[\s\S]*\/image-convert/,
+  // The sample page's table is drawn by its script: without it the figures are not printed.
+  'page.pdf': /Quarterly report[\s\S]*Q3\s+1\.5 M/,
   'notes.pdf': /Release notes[\s\S]*2026-11-25/,
   'report.pdf': /Revenue grew by seven percent/,
 };
