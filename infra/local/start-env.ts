@@ -45,6 +45,20 @@ const gatewayEnv = z.object({
   LOCAL_ISOLATION: z
     .enum(['workers', 'in-process'], { error: 'must be workers (the default) or in-process' })
     .default('workers'),
+  /** Most idle workers kept warm across all functions (the least recently used is ended first). */
+  LOCAL_WARM_WORKERS: z.coerce
+    .number({ error: 'must be an integer from 0 to 64' })
+    .int({ error: 'must be an integer from 0 to 64' })
+    .min(0, { error: 'must be an integer from 0 to 64' })
+    .max(64, { error: 'must be an integer from 0 to 64' })
+    .default(8),
+  /** How long an idle worker stays warm. */
+  LOCAL_IDLE_SECONDS: z.coerce
+    .number({ error: 'must be an integer from 1 to 3600' })
+    .int({ error: 'must be an integer from 1 to 3600' })
+    .min(1, { error: 'must be an integer from 1 to 3600' })
+    .max(3600, { error: 'must be an integer from 1 to 3600' })
+    .default(60),
   /** What the gateway keeps between starts: the embedded S3 server's objects, the webhook secret. */
   LOCAL_STATE_DIR: z
     .string()

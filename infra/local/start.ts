@@ -85,6 +85,7 @@ async function start(): Promise<void> {
     apiKeys: env.API_KEYS,
     proxySecret: env.MARKETPLACE_PROXY_SECRET,
     isolation: env.LOCAL_ISOLATION,
+    workers: { maxIdleWorkers: env.LOCAL_WARM_WORKERS, idleMs: env.LOCAL_IDLE_SECONDS * 1000 },
   });
   say(`Listening on ${gateway.url} (S3 at ${process.env.S3_ENDPOINT})`);
 

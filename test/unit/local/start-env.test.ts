@@ -32,6 +32,20 @@ describe('the environment of npm start', () => {
     expect(readGatewayEnv({})).toMatchObject({ PORT: 3000, HOST: '127.0.0.1', LOCAL_ISOLATION: 'workers' });
   });
 
+  it('keeps 8 workers warm for 60 s unless told otherwise, and refuses counts it cannot honour', () => {
+    expect(readGatewayEnv({})).toMatchObject({ LOCAL_WARM_WORKERS: 8, LOCAL_IDLE_SECONDS: 60 });
+    expect(readGatewayEnv({ LOCAL_WARM_WORKERS: '0', LOCAL_IDLE_SECONDS: '900' })).toMatchObject({
+      LOCAL_WARM_WORKERS: 0,
+      LOCAL_IDLE_SECONDS: 900,
+    });
+    expect(() => readGatewayEnv({ LOCAL_WARM_WORKERS: '65' })).toThrow(
+      /LOCAL_WARM_WORKERS must be an integer from 0 to 64/,
+    );
+    expect(() => readGatewayEnv({ LOCAL_IDLE_SECONDS: '0.5' })).toThrow(
+      /LOCAL_IDLE_SECONDS must be an integer from 1 to 3600/,
+    );
+  });
+
   it('names a busy or forbidden port, a foreign host, and passes other messages on as their first line', () => {
     expect(describeStartupFailure(Object.assign(new Error('x'), { code: 'EADDRINUSE' }), where)).toMatch(
       /^PORT 3000 on 127.0.0.1 is already in use: .*set PORT to another port/,
