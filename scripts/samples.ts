@@ -122,7 +122,8 @@ const page = `<!doctype html>
     .join('');
 </script></body></html>
 `;
-const pageStyle = 'body { font-family: sans-serif; margin: 2em; } h1 { color: #1d4ed8; } td, th { padding: 4px 12px; }\n';
+const pageStyle =
+  'body { font-family: sans-serif; margin: 2em; } h1 { color: #1d4ed8; } td, th { padding: 4px 12px; }\n';
 files['/page.html'] = { type: 'text/html; charset=utf-8', body: Buffer.from(page) };
 files['/page.css'] = { type: 'text/css; charset=utf-8', body: Buffer.from(pageStyle) };
 
