@@ -16,6 +16,7 @@ export const qrCodeBody = z.strictObject({
   text: z
     .string()
     .min(1)
+    .max(MAX_QR_BYTES)
     .refine((text) => Buffer.byteLength(text) <= MAX_QR_BYTES, `at most ${MAX_QR_BYTES} bytes of UTF-8`)
     .describe(
       `The text to encode, 1 to ${MAX_QR_BYTES} bytes in UTF-8 (fewer fit at higher error correction: a text the chosen level cannot hold answers 400 invalid_input).`,

@@ -89,6 +89,20 @@ const crop = z
       });
     }
   })
+  .meta({
+    // Each branch names the fields it requires among its properties: linters do not look up to the
+    // operation's own properties from inside an array item's oneOf.
+    oneOf: [
+      {
+        required: ['left', 'top', 'width', 'height'],
+        properties: { left: {}, top: {}, width: {}, height: {}, aspectRatio: false },
+      },
+      {
+        required: ['aspectRatio'],
+        properties: { aspectRatio: {}, left: false, top: false, width: false, height: false },
+      },
+    ],
+  })
   .describe('Cut out a box (left, top, width, height; clipped to the image) or an aspect ratio.');
 
 const trim = z
@@ -125,7 +139,11 @@ const extend = z
 const resize = z
   .strictObject({
     op: z.literal('resize'),
-    width: side('width', 'Target').optional(),
+    width: side('width', 'Target')
+      .optional()
+      .describe(
+        `Target width in pixels (1–${MAX_SIDE}). With both width and height, width × height may be at most ${imageLimits.maxPixels / 1e6} megapixels (400 validation_failed naming width).`,
+      ),
     height: side('height', 'Target').optional(),
     fit,
     position,
@@ -140,6 +158,12 @@ const resize = z
       context.addIssue({ code: 'custom', path: ['width'], message: 'give width, height or both' });
     }
     withinPixelLimit(step, context);
+  })
+  .meta({
+    oneOf: [
+      { required: ['width'], properties: { width: {} } },
+      { required: ['height'], properties: { height: {}, width: false } },
+    ],
   })
   .describe('Resize as /image-resize does (width and/or height, fit, position, withoutEnlargement).');
 
