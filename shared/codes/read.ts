@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { prepareZXingModule, type ReadResult, readBarcodes } from 'zxing-wasm/reader';
-import { READ_DPI } from '#shared/codes/read-dpi.ts';
+import { READ_DPI } from '#shared/codes/limits.ts';
 import type { BarcodeReadResult } from '#shared/codes/schemas.ts';
 import { openImage } from '#shared/image/decode.ts';
 import type { ImageSource } from '#shared/image/output-file.ts';

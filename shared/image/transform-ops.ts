@@ -2,7 +2,7 @@ import sharp, { type OutputInfo, type Sharp } from 'sharp';
 import { ApiError } from '#shared/errors.ts';
 import { type Rgba, transparent } from '#shared/image/colour.ts';
 import { assertResultWithinLimits, eachFrame, frameImage, type RawFrames } from '#shared/image/frames.ts';
-import type { TransformOperation } from '#shared/image/tool-schemas.ts';
+import type { TransformOperation } from '#shared/image/tools-schema.ts';
 
 /** Smart-crop strategies work on one frame: an animation is cropped at the centre. */
 const strategies: ReadonlySet<string> = new Set(['attention', 'entropy']);

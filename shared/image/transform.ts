@@ -5,7 +5,7 @@ import { type RawFrames, toRawFrames } from '#shared/image/frames.ts';
 import { type ImageFile, type ImageSource, imageFile, outputPath } from '#shared/image/output-file.ts';
 import { renderImage } from '#shared/image/render.ts';
 import { defaultTarget } from '#shared/image/resize.ts';
-import type { TransformOperation } from '#shared/image/tool-schemas.ts';
+import type { TransformOperation } from '#shared/image/tools-schema.ts';
 import { applyOperation } from '#shared/image/transform-ops.ts';
 import type { Workspace } from '#shared/workspace.ts';
 

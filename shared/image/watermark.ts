@@ -9,7 +9,7 @@ import { imageLimits } from '#shared/image/limits.ts';
 import { type ImageFile, type ImageSource, imageFile, outputPath } from '#shared/image/output-file.ts';
 import { renderImage } from '#shared/image/render.ts';
 import { defaultTarget } from '#shared/image/resize.ts';
-import type { watermarkFonts, watermarkPositions } from '#shared/image/tool-schemas.ts';
+import type { watermarkFonts, watermarkPositions } from '#shared/image/tools-schema.ts';
 import type { Workspace } from '#shared/workspace.ts';
 
 export interface WatermarkOptions {

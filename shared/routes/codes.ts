@@ -1,4 +1,4 @@
-import { READ_DPI } from '#shared/codes/read-dpi.ts';
+import { READ_DPI } from '#shared/codes/limits.ts';
 import {
   barcodeBody,
   barcodeReadBody,

@@ -1,6 +1,6 @@
 import { contentTypeOf, imageOutputFormats } from '#shared/image/formats.ts';
 import { imageLimits } from '#shared/image/limits.ts';
-import { imageTransformBody, imageWatermarkBody, MAX_OPERATIONS } from '#shared/image/tool-schemas.ts';
+import { imageTransformBody, imageWatermarkBody, MAX_OPERATIONS } from '#shared/image/tools-schema.ts';
 import { imageSourceRules } from '#shared/routes/image.ts';
 import { sampleAnimation, samplePhoto, sampleTransparent } from '#shared/routes/samples.ts';
 import { streamedSizing } from '#shared/routes/sizing.ts';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
 import type { ImageInputFormat } from '#shared/image/formats.ts';
 import { readPlaceholder } from '#shared/image/placeholder.ts';
-import { imageTransformBody, type TransformOperation } from '#shared/image/tool-schemas.ts';
+import { imageTransformBody, type TransformOperation } from '#shared/image/tools-schema.ts';
 import { transformImage } from '#shared/image/transform.ts';
 import { aspectBox, clipBox, rotatedSize } from '#shared/image/transform-ops.ts';
 import { placeMark, watermarkImage } from '#shared/image/watermark.ts';
