@@ -53,139 +53,163 @@ interface Row {
   bareName: string;
 }
 
+/** Runs one part; a failure is noted with the gateway's last error lines, and the other parts still run. */
+async function part(
+  context: BenchContext,
+  name: string,
+  failures: string[],
+  work: () => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const recent = context.service.recentErrors().slice(-3).join(' | ');
+    failures.push(
+      `${name} failed: ${error instanceof Error ? error.message : String(error)}${recent ? ` (gateway: ${recent})` : ''}`,
+    );
+  }
+}
+
 export async function benchImageTools(context: BenchContext): Promise<SectionResult> {
   const runs = Math.max(context.runs, context.quick ? 7 : 15);
   const measured: Row[] = [];
+  const failures: string[] = [];
 
-  // /image-transform
-  const photo = workFile(context, 'transform-1920x1080.jpg');
-  await writePhoto(photo, 1920, 1080);
-  const photoUrl = context.sources.add(photo);
-  const transformBody = { sourceUrl: photoUrl, operations };
-  const transform = await contest(
-    [
-      ...connections.map(({ name, connection }) => ({
-        name,
-        run: async () =>
-          (await post(context.service.url, '/image-transform', transformBody, { connection })).bytes,
-      })),
-      { name: 'sharp', run: async () => (await bareTransform(photo)).length },
-    ],
-    runs,
-  );
-  for (const { name } of connections) {
+  await part(context, '/image-transform', failures, async () => {
+    const photo = workFile(context, 'transform-1920x1080.jpg');
+    await writePhoto(photo, 1920, 1080);
+    const photoUrl = context.sources.add(photo);
+    const transformBody = { sourceUrl: photoUrl, operations };
+    const transform = await contest(
+      [
+        ...connections.map(({ name, connection }) => ({
+          name,
+          run: async () =>
+            (await post(context.service.url, '/image-transform', transformBody, { connection })).bytes,
+        })),
+        { name: 'sharp', run: async () => (await bareTransform(photo)).length },
+      ],
+      runs,
+    );
+    for (const { name } of connections) {
+      measured.push({
+        label: '/image-transform: rotate 90, resize 720 wide, sharpen on a 1920 × 1080 JPEG → JPEG',
+        contender: name,
+        times: transform.times.get(name)!,
+        bare: transform.times.get('sharp')!,
+        budget: 1.1,
+        bareName: 'sharp, the same chain',
+      });
+    }
+  });
+
+  await part(context, '/qr-code and /barcode', failures, async () => {
+    const codes = await contest(
+      [
+        { name: '/qr-code', run: async () => (await post(context.service.url, '/qr-code', qrBody)).bytes },
+        {
+          name: 'qrcode',
+          run: async () =>
+            (
+              await QRCode.toBuffer(qrBody.text, {
+                type: 'png',
+                width: 512,
+                margin: 4,
+                errorCorrectionLevel: 'M',
+              })
+            ).length,
+        },
+        {
+          name: '/barcode',
+          run: async () => (await post(context.service.url, '/barcode', barcodeBody)).bytes,
+        },
+        {
+          name: 'bwip-js',
+          run: async () =>
+            (
+              await bwipjs.toBuffer({
+                bcid: 'code128',
+                text: barcodeBody.text,
+                scale: 2,
+                includetext: true,
+                textxalign: 'center',
+                backgroundcolor: 'ffffff',
+                paddingwidth: 10,
+                paddingheight: 10,
+              })
+            ).length,
+        },
+      ],
+      runs * 2,
+    );
     measured.push({
-      label: '/image-transform: rotate 90, resize 720 wide, sharpen on a 1920 × 1080 JPEG → JPEG',
-      contender: name,
-      times: transform.times.get(name)!,
-      bare: transform.times.get('sharp')!,
-      budget: 1.1,
-      bareName: 'sharp, the same chain',
+      label: '/qr-code, 512 px PNG, warm',
+      contender: 'service, kept-alive connection',
+      times: codes.times.get('/qr-code')!,
+      bare: codes.times.get('qrcode')!,
+      budget: 1.5,
+      bareName: 'qrcode library',
     });
-  }
-
-  // /qr-code and /barcode, warm
-  const codes = await contest(
-    [
-      { name: '/qr-code', run: async () => (await post(context.service.url, '/qr-code', qrBody)).bytes },
-      {
-        name: 'qrcode',
-        run: async () =>
-          (
-            await QRCode.toBuffer(qrBody.text, {
-              type: 'png',
-              width: 512,
-              margin: 4,
-              errorCorrectionLevel: 'M',
-            })
-          ).length,
-      },
-      { name: '/barcode', run: async () => (await post(context.service.url, '/barcode', barcodeBody)).bytes },
-      {
-        name: 'bwip-js',
-        run: async () =>
-          (
-            await bwipjs.toBuffer({
-              bcid: 'code128',
-              text: barcodeBody.text,
-              scale: 2,
-              includetext: true,
-              textxalign: 'center',
-              backgroundcolor: 'ffffff',
-              paddingwidth: 10,
-              paddingheight: 10,
-            })
-          ).length,
-      },
-    ],
-    runs * 2,
-  );
-  measured.push({
-    label: '/qr-code, 512 px PNG, warm',
-    contender: 'service, kept-alive connection',
-    times: codes.times.get('/qr-code')!,
-    bare: codes.times.get('qrcode')!,
-    budget: 1.5,
-    bareName: 'qrcode library',
-  });
-  measured.push({
-    label: '/barcode, Code 128 PNG, warm',
-    contender: 'service, kept-alive connection',
-    times: codes.times.get('/barcode')!,
-    bare: codes.times.get('bwip-js')!,
-    budget: 1.5,
-    bareName: 'bwip-js library',
+    measured.push({
+      label: '/barcode, Code 128 PNG, warm',
+      contender: 'service, kept-alive connection',
+      times: codes.times.get('/barcode')!,
+      bare: codes.times.get('bwip-js')!,
+      budget: 1.5,
+      bareName: 'bwip-js library',
+    });
   });
 
-  // /barcode-read of a 12 MP photo with a QR code in it
-  const big = workFile(context, 'read-4000x3000.jpg');
-  const code = await QRCode.toBuffer('https://example.com/read/bench', {
-    type: 'png',
-    width: 600,
-    margin: 4,
-  });
-  await sharp({
-    create: {
-      width: 4000,
-      height: 3000,
-      channels: 3,
-      background: '#6080a0',
-      noise: { type: 'gaussian', mean: 128, sigma: 40 },
-    },
-  })
-    .blur(1.5)
-    .composite([{ input: code, left: 1700, top: 1200 }])
-    .jpeg({ quality: 90 })
-    .toFile(big);
-  const bigUrl = context.sources.add(big);
-  const wasm = await readFile(new URL(import.meta.resolve('zxing-wasm/reader/zxing_reader.wasm')));
-  prepareZXingModule({ overrides: { wasmBinary: new Uint8Array(wasm) } });
-  const read = await contest(
-    [
-      {
-        name: '/barcode-read',
-        run: async () => (await post(context.service.url, '/barcode-read', { sourceUrl: bigUrl })).bytes,
+  await part(context, '/barcode-read', failures, async () => {
+    const big = workFile(context, 'read-4000x3000.jpg');
+    const code = await QRCode.toBuffer('https://example.com/read/bench', {
+      type: 'png',
+      width: 600,
+      margin: 4,
+    });
+    await sharp({
+      create: {
+        width: 4000,
+        height: 3000,
+        channels: 3,
+        background: '#6080a0',
+        noise: { type: 'gaussian', mean: 128, sigma: 40 },
       },
-      {
-        name: 'zxing-wasm',
-        run: async () =>
-          (
-            await readBarcodes(new Uint8Array(await readFile(big)), {
-              tryHarder: true,
-              maxNumberOfSymbols: 255,
-            })
-          ).length,
-      },
-    ],
-    Math.max(5, Math.round(runs / 2)),
-  );
-  measured.push({
-    label: '/barcode-read of a 12 MP JPEG holding a QR code',
-    contender: 'service, kept-alive connection',
-    times: read.times.get('/barcode-read')!,
-    bare: read.times.get('zxing-wasm')!,
-    budget: 1.5,
-    bareName: 'zxing-wasm reading the same file',
+    })
+      .blur(1.5)
+      .composite([{ input: code, left: 1700, top: 1200 }])
+      .jpeg({ quality: 90 })
+      .toFile(big);
+    const bigUrl = context.sources.add(big);
+    const wasm = await readFile(new URL(import.meta.resolve('zxing-wasm/reader/zxing_reader.wasm')));
+    prepareZXingModule({ overrides: { wasmBinary: new Uint8Array(wasm) } });
+    const read = await contest(
+      [
+        {
+          name: '/barcode-read',
+          run: async () => (await post(context.service.url, '/barcode-read', { sourceUrl: bigUrl })).bytes,
+        },
+        {
+          name: 'zxing-wasm',
+          run: async () =>
+            (
+              await readBarcodes(new Uint8Array(await readFile(big)), {
+                tryHarder: true,
+                maxNumberOfSymbols: 255,
+              })
+            ).length,
+        },
+      ],
+      Math.max(5, Math.round(runs / 2)),
+    );
+    measured.push({
+      label: '/barcode-read of a 12 MP JPEG holding a QR code',
+      contender: 'service, kept-alive connection',
+      times: read.times.get('/barcode-read')!,
+      bare: read.times.get('zxing-wasm')!,
+      budget: 1.5,
+      bareName: 'zxing-wasm reading the same file',
+    });
   });
 
   const rows: string[][] = [];
@@ -218,6 +242,7 @@ export async function benchImageTools(context: BenchContext): Promise<SectionRes
     ],
     budgets,
     notes: [
+      ...failures,
       'The service time is the whole request through the local gateway: HTTP, the download over loopback, the ' +
         'header checks, the work and the answer. /image-transform decodes once and encodes once, but runs each ' +
         'operation over the decoded pixels in turn (raw pixels between the operations, so that any order and ' +
