@@ -36,12 +36,13 @@ async function save(bytes: Buffer, extension = 'png'): Promise<string> {
 /** zbar's reading: `TYPE:text` lines. */
 const zbar = async (path: string) => (await run('zbarimg', ['-q', '--raw', '-Sbinary', path])).stdout;
 
-const zxingPython = async (path: string) =>
+/** Every code zxing-cpp's Python binding reads in each file, in order: `Format:text` lines. */
+const zxingPython = async (...paths: string[]) =>
   (
     await run('/usr/bin/python3', [
       '-c',
-      'import sys, zxingcpp; from PIL import Image; print("\\n".join(r.format.name + ":" + r.text for r in zxingcpp.read_barcodes(Image.open(sys.argv[1]))))',
-      path,
+      'import sys, zxingcpp; from PIL import Image; print("\\n".join(r.format.name + ":" + r.text for p in sys.argv[1:] for r in zxingcpp.read_barcodes(Image.open(p))))',
+      ...paths,
     ])
   ).stdout.trim();
 
@@ -98,12 +99,12 @@ describe('barcode', () => {
     expect((await run('dmtxread', [await save(png)])).stdout).toBe('SN:00042;LOT:7');
   });
 
-  it.each([
-    ['pdf417', 'PDF417'],
-    ['aztec', 'Aztec'],
-  ] as const)('%s is read back by zxing-cpp (Debian)', async (type, format) => {
-    const png = await makeBarcode('Hello 2026', { type, outputFormat: 'png', scale: 3 });
-    expect(await zxingPython(await save(png))).toBe(`${format}:Hello 2026`);
+  it('pdf417 and aztec are read back by zxing-cpp (Debian)', async () => {
+    const paths = [];
+    for (const type of ['pdf417', 'aztec'] as const) {
+      paths.push(await save(await makeBarcode('Hello 2026', { type, outputFormat: 'png', scale: 3 })));
+    }
+    expect(await zxingPython(...paths)).toBe('PDF417:Hello 2026\nAztec:Hello 2026');
   });
 
   it.each([

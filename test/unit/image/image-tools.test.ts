@@ -86,19 +86,12 @@ describe('image-transform against ImageMagick', () => {
   // Lossless operations match ImageMagick's to 0.001 RMSE (8-bit rounding); blur within 0.02.
   it.each([
     ['rotate 90', [{ op: 'rotate', angle: 90 }], ['-rotate', '90'], 0],
-    ['rotate -90', [{ op: 'rotate', angle: -90 }], ['-rotate', '-90'], 0],
     ['flip horizontal', [{ op: 'flip', direction: 'horizontal' }], ['-flop'], 0],
     ['flip vertical', [{ op: 'flip', direction: 'vertical' }], ['-flip'], 0],
     [
       'crop box',
       [{ op: 'crop', left: 10, top: 20, width: 40, height: 30 }],
       ['-crop', '40x30+10+20', '+repage'],
-      0,
-    ],
-    [
-      'crop box clipped',
-      [{ op: 'crop', left: 100, top: 60, width: 40, height: 30 }],
-      ['-crop', '20x20+100+60', '+repage'],
       0,
     ],
     ['negate', [{ op: 'negate' }], ['-negate'], 0],
