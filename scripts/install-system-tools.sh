@@ -30,6 +30,10 @@ tools=(
   libreoffice-nogui:soffice
   fonts-crosextra-carlito:font-carlito
   fonts-crosextra-caladea:font-caladea
+  zbar-tools:zbarimg
+  dmtx-utils:dmtxread
+  zint:zint
+  python3-zxing-cpp:python3-zxing-cpp
 )
 
 # Where test/support/browser.ts looks for a Chromium, in the same order.
@@ -53,6 +57,7 @@ has() {
     chromium) has_chromium ;;
     identify) identify -version 2>/dev/null | grep -q ImageMagick ;;
     python3-pil) /usr/bin/python3 -c 'import PIL.WebPImagePlugin' 2>/dev/null ;;
+    python3-zxing-cpp) /usr/bin/python3 -c 'import zxingcpp' 2>/dev/null ;;
     font-*) fc-list : family 2>/dev/null | grep -qi "^${1#font-}" ;;
     *) command -v "$1" >/dev/null 2>&1 ;;
   esac
@@ -71,7 +76,7 @@ missing_packages() {
 
 mapfile -t missing < <(missing_packages)
 if ((${#missing[@]} == 0)); then
-  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg, webp, python3-pil, libreoffice, fonts)"
+  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg, webp, python3-pil, libreoffice, fonts, zbar, dmtx, zint, zxing-cpp)"
   exit 0
 fi
 

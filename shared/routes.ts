@@ -1,6 +1,8 @@
+import { codeRoutes } from '#shared/routes/codes.ts';
 import { cryptoRoutes } from '#shared/routes/crypto.ts';
 import { documentRoutes } from '#shared/routes/documents.ts';
 import { imageRoutes } from '#shared/routes/image.ts';
+import { imageToolRoutes } from '#shared/routes/image-tools.ts';
 import { jobsRoutes } from '#shared/routes/jobs.ts';
 import { mediaRoutes } from '#shared/routes/media.ts';
 import { officeRoutes } from '#shared/routes/office.ts';
@@ -16,6 +18,7 @@ export type { RouteSpec } from '#shared/routes/types.ts';
 export const routes: readonly RouteSpec[] = [
   ...systemRoutes,
   ...imageRoutes,
+  ...imageToolRoutes,
   ...pdfRoutes,
   ...pdfToolRoutes,
   ...documentRoutes,
@@ -23,5 +26,6 @@ export const routes: readonly RouteSpec[] = [
   ...mediaRoutes,
   ...textRoutes,
   ...cryptoRoutes,
+  ...codeRoutes,
   ...jobsRoutes,
 ];

@@ -177,9 +177,53 @@ export interface paths {
         put?: never;
         /**
          * Format, size, frames, alpha, colour space, density, orientation and EXIF of an image
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Read from the header without decoding pixels (BMP and ICO are decoded to learn about alpha, after the pixel limit check). width and height are those of the upright image; orientation is the EXIF value as stored. exif appears when the file has EXIF.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Read from the header without decoding pixels (BMP and ICO are decoded to learn about alpha, after the pixel limit check). width and height are those of the upright image; orientation is the EXIF value as stored. exif appears when the file has EXIF. With `placeholder: true` the upright first frame is decoded (its header checked against the pixel limits first), scaled to fit 100 × 100, and `blurhash` (BlurHash, up to 4 × 4 components), `thumbhash` (ThumbHash bytes in base64) and `dominantColor` (#rrggbb) are added.
          */
         post: operations["imageMetadata"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image-transform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply up to 10 operations in order: rotate, flip, crop, trim, extend, resize, blur, sharpen, pixelate, colour
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. The image is decoded once, upright, the operations run in the order given on its pixels, and it is encoded once. rotate turns clockwise by any angle (the canvas grows to hold the turned image; uncovered corners take `background`); flip mirrors; crop cuts a box (clipped to the image; a box wholly outside answers 400 `validation_failed`) or the largest part of an aspect ratio at `position` (attention and entropy smart-crop a still image; animations are cropped at the centre); trim removes a border of the top-left pixel’s colour; extend adds pixels; resize is /image-resize’s; blur is a Gaussian blur, sharpen an unsharp mask; pixelate averages blocks (of a region, or of all); grayscale, negate, normalize, modulate and tint change colours; roundCorners makes the corners transparent. Operations that depend on the pixels (trim, smart crop) are measured on the first frame of an animation and applied to every frame alike. An operation whose result would exceed 100 megapixels a frame (400 over all frames of an animation) answers 400 `validation_failed` naming it, before it runs. The output keeps the input’s format unless `outputFormat` says otherwise (heic and svg inputs become png), with the encoders of /image-convert (`quality` on their scale); jpg and bmp flatten transparency onto white (or the last `background` an operation named). Animated GIF and WebP keep every frame, with their delays, for gif and webp targets; other targets take the first frame. Metadata is dropped. The file is named `<source name>.<format>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["imageTransform"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image-watermark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stamp a text or an image over an image, once or tiled
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. The mark is a `text`, set in the shipped fonts (Liberation, with Noto for Greek, Cyrillic and other scripts and Noto Sans CJK for Chinese, Japanese and Korean: the fonts the documents routes render with), wrapped to the image’s width; or an image from `imageUrl`, downloaded under the same source rules with the same checks (its errors name imageUrl), its first frame scaled to `scale` of the base width. The mark is turned by `rotation`, made as transparent as `opacity` says, shrunk to fit inside the image less its margins when larger, and placed at `position`, `margin` pixels from the edges, or repeated over the whole image (`tile`, `margin` apart). Every frame of an animation gets it. A text whose characters at `fontSize` could need more than 100 megapixels answers 400 `validation_failed`. The output keeps the input’s format unless `outputFormat` says otherwise (heic and svg inputs become png), with the encoders of /image-convert (`quality` on their scale); jpg and bmp flatten transparency onto white (or the last `background` an operation named). Animated GIF and WebP keep every frame, with their delays, for gif and webp targets; other targets take the first frame. Metadata is dropped. The file is named `<source name>.<format>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["imageWatermark"];
         delete?: never;
         options?: never;
         head?: never;
@@ -960,6 +1004,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/qr-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a QR code of a text, as PNG or SVG
+         * @description The text (up to 2953 bytes of UTF-8) is encoded by the qrcode library in the smallest QR version that holds it at the chosen error correction, in the densest modes the text allows (numeric, alphanumeric, Kanji, else bytes). A text the level cannot hold answers 400 `invalid_input`. The image is `size` pixels square (a code with more modules than that is drawn one pixel a module), with a quiet zone of `margin` modules; `color` and `background` are CSS colours (alpha kept in PNG). The file is named `qr-code.<format>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["qrCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/barcode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a barcode (code128, code39, ean13, ean8, upca, itf14, datamatrix, pdf417, aztec), as PNG or SVG
+         * @description The barcode is drawn by BWIPP (bwip-js), black on white with a 10-module-wide quiet zone, `scale` pixels a module. Linear codes print their text below the bars unless `includeText` is false; `height` sets their bar height. EAN-13, EAN-8, UPC-A and ITF-14 take their digits without the check digit (it is computed) or with it (it is checked). A text the symbology cannot hold (a letter in EAN-13, a wrong check digit, a lowercase letter in Code 39, too much data for a 2D code) answers 400 `invalid_input` saying why. The file is named `<type>.<format>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["barcode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/barcode-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find and read the QR codes and barcodes in an image or PDF pages
+         * @description The source is downloaded under the source rules and read as the format its bytes show: an image (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico; its upright first frame, the header checked against the 100-megapixel limit before decoding, as for the image routes) or a PDF, whose pages (`pages`, default the first 10) are rendered by the PDF rasterizer at 150 dpi under its limits. zxing-cpp reads every code it finds: QR, Micro QR, Data Matrix, Aztec, PDF417, Code 128, Code 39, Code 93, Codabar, EAN-13, EAN-8, UPC-A, UPC-E, ITF, DataBar. Each has its symbology, its text and the box around it in pixels of the image (or page); `page` for a PDF. No code: `{codes: []}`.
+         */
+        post: operations["barcodeRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs/{jobId}": {
         parameters: {
             query?: never;
@@ -1200,6 +1308,12 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
+            /** @description With placeholder: a BlurHash (up to 4 × 4 components, fewer along a much shorter side). */
+            blurhash?: string;
+            /** @description With placeholder: a ThumbHash, its bytes in base64. */
+            thumbhash?: string;
+            /** @description With placeholder: the most common colour as #rrggbb (libvips’ histogram of the image). */
+            dominantColor?: string;
         };
         PdfInfoResponse: {
             /** @description The page count; null only for a file that needs a user password and whose page tree is encrypted as well. */
@@ -1351,6 +1465,23 @@ export interface components {
             /** @description Lowercase hex. */
             hash: string;
             sizeBytes: number;
+        };
+        BarcodeReadResponse: {
+            /** @description Every code found, empty when none. */
+            codes: {
+                /** @description The symbology: qrcode, code128, code39, ean13, ean8, upca, itf, datamatrix, pdf417, aztec, … */
+                type: string;
+                text: string;
+                /** @description The box around the code in pixels of the image (of the page rendered at 150 dpi for a PDF). */
+                bounds: {
+                    left: number;
+                    top: number;
+                    width: number;
+                    height: number;
+                };
+                /** @description The PDF page it is on. */
+                page?: number;
+            }[];
         };
         JobsResponse: {
             jobId: string;
@@ -1655,18 +1786,273 @@ export interface components {
         };
         ImageMetadataRequest: {
             content: {
-                /**
-                 * @example {
-                 *       "sourceUrl": "https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png"
-                 *     }
-                 */
                 "application/json": {
                     /**
                      * Format: uri
                      * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
                      */
                     sourceUrl: string;
+                    /**
+                     * @description Also compute blurhash, thumbhash and dominantColor from the upright first frame (scaled to fit 100 × 100).
+                     * @default false
+                     */
+                    placeholder?: boolean;
                 };
+            };
+        };
+        ImageTransformRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
+                     */
+                    sourceUrl: string;
+                    /** @description 1–10 operations, applied in order to the upright image. */
+                    operations: ({
+                        /** @constant */
+                        op: "rotate";
+                        /** @description Degrees clockwise, any value; negative turns anticlockwise. Multiples of 90 lose nothing. */
+                        angle: number;
+                        /** @description A CSS colour for the corners a turn that is no multiple of 90 uncovers (default transparent, white where the target has no alpha). */
+                        background?: string;
+                    } | {
+                        /** @constant */
+                        op: "flip";
+                        /**
+                         * @description horizontal mirrors left and right, vertical top and bottom.
+                         * @enum {string}
+                         */
+                        direction: "horizontal" | "vertical";
+                    } | ({
+                        /** @constant */
+                        op: "crop";
+                        /** @description Left edge of the box in pixels (0–16384). */
+                        left?: number;
+                        /** @description Top edge of the box in pixels (0–16384). */
+                        top?: number;
+                        /** @description Box width in pixels (1–16384). */
+                        width?: number;
+                        /** @description Box height in pixels (1–16384). */
+                        height?: number;
+                        /** @description Instead of a box: the largest part of the image of this width:height ratio, e.g. "16:9", kept where `position` says. */
+                        aspectRatio?: string;
+                        /**
+                         * @description With aspectRatio, what to keep: centre (default), a compass point, or attention / entropy for a smart crop (animations are cropped at the centre).
+                         * @default centre
+                         * @enum {string}
+                         */
+                        position?: "centre" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "attention" | "entropy" | "center";
+                    } & ({
+                        left: unknown;
+                        top: unknown;
+                        width: unknown;
+                        height: unknown;
+                        aspectRatio?: never;
+                    } | {
+                        aspectRatio: unknown;
+                        left?: never;
+                        top?: never;
+                        width?: never;
+                        height?: never;
+                    })) | {
+                        /** @constant */
+                        op: "trim";
+                        /**
+                         * @description How far (0–255) a pixel may differ from the top-left pixel and still count as border (default 10).
+                         * @default 10
+                         */
+                        threshold?: number;
+                    } | {
+                        /** @constant */
+                        op: "extend";
+                        /**
+                         * @description Rows added above in pixels (0–16384).
+                         * @default 0
+                         */
+                        top?: number;
+                        /**
+                         * @description Columns added on the right in pixels (0–16384).
+                         * @default 0
+                         */
+                        right?: number;
+                        /**
+                         * @description Rows added below in pixels (0–16384).
+                         * @default 0
+                         */
+                        bottom?: number;
+                        /**
+                         * @description Columns added on the left in pixels (0–16384).
+                         * @default 0
+                         */
+                        left?: number;
+                        /** @description A CSS colour for the new pixels (default transparent, white where the target has no alpha). */
+                        background?: string;
+                    } | ({
+                        /** @constant */
+                        op: "resize";
+                        /** @description Target width in pixels (1–16384). With both width and height, width × height may be at most 100 megapixels (400 validation_failed naming width). */
+                        width?: number;
+                        /** @description Target height in pixels (1–16384). */
+                        height?: number;
+                        /**
+                         * @description How the image fits width × height: inside (default: scaled to fit within, aspect kept), outside (to cover, aspect kept), cover (cropped to fill), contain (padded with background), fill (stretched).
+                         * @default inside
+                         * @enum {string}
+                         */
+                        fit?: "cover" | "contain" | "fill" | "inside" | "outside";
+                        /**
+                         * @description What to keep when cover or contain crops or pads: centre (default), a compass point (north, northeast, …), or a smart crop for cover: attention (the most salient region) or entropy (the most detailed).
+                         * @default centre
+                         * @enum {string}
+                         */
+                        position?: "centre" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "attention" | "entropy" | "center";
+                        /**
+                         * @description Never enlarge: an image smaller than the target keeps its size (default).
+                         * @default true
+                         */
+                        withoutEnlargement?: boolean;
+                        /** @description A CSS colour for contain padding (default transparent). */
+                        background?: string;
+                    } & ({
+                        width: unknown;
+                    } | {
+                        height: unknown;
+                        width?: never;
+                    })) | {
+                        /** @constant */
+                        op: "blur";
+                        /** @description Gaussian sigma in pixels (0.3–100). */
+                        sigma: number;
+                    } | {
+                        /** @constant */
+                        op: "sharpen";
+                        /**
+                         * @description Sigma of the unsharp mask in pixels (0.3–10, default 1).
+                         * @default 1
+                         */
+                        sigma?: number;
+                    } | {
+                        /** @constant */
+                        op: "pixelate";
+                        /** @description Side of a block in pixels (2–256). */
+                        size: number;
+                        /** @description Only this box (e.g. a face or a number plate); default the whole image. */
+                        region?: {
+                            /** @description Left edge in pixels (0–16384). */
+                            left: number;
+                            /** @description Top edge in pixels (0–16384). */
+                            top: number;
+                            /** @description Region width in pixels (1–16384). */
+                            width: number;
+                            /** @description Region height in pixels (1–16384). */
+                            height: number;
+                        };
+                    } | {
+                        /** @constant */
+                        op: "grayscale";
+                    } | {
+                        /** @constant */
+                        op: "negate";
+                    } | {
+                        /** @constant */
+                        op: "normalize";
+                    } | {
+                        /** @constant */
+                        op: "modulate";
+                        /** @description Multiplier of the brightness (1: as it is). */
+                        brightness?: number;
+                        /** @description Multiplier of the saturation (0: grey, 1: as it is). */
+                        saturation?: number;
+                        /** @description Hue rotation in degrees. */
+                        hue?: number;
+                    } | {
+                        /** @constant */
+                        op: "tint";
+                        /** @description A CSS colour: the image keeps its lightness and takes this colour’s chroma. */
+                        color: string;
+                    } | {
+                        /** @constant */
+                        op: "roundCorners";
+                        /** @description Corner radius in pixels (at most half the shorter side is used). */
+                        radius: number;
+                    })[];
+                    /**
+                     * @description The format to write; default the input’s, png for heic and svg inputs.
+                     * @enum {string}
+                     */
+                    outputFormat?: "jpg" | "png" | "webp" | "avif" | "gif" | "tiff" | "bmp" | "ico" | "svg" | "jpeg" | "tif";
+                    /** @description 1–100 on the encoder's own scale: jpg (default 85), webp (85), avif (60); for png a quality asks for a palette (libimagequant) of at most that quality. gif, tiff, bmp and ico are written without loss or with a palette and ignore it. */
+                    quality?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        ImageWatermarkRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
+                     */
+                    sourceUrl: string;
+                    /** @description The text of the mark (1–500 characters; any script the shipped fonts cover: Latin, Greek, Cyrillic, CJK, …). Give text or imageUrl. */
+                    text?: string;
+                    /**
+                     * Format: uri
+                     * @description An image to stamp instead of a text, downloaded under the source rules (any image input format).
+                     */
+                    imageUrl?: string;
+                    /** @description Text height in pixels (default 5% of the base’s shorter side, at least 12). */
+                    fontSize?: number;
+                    /** @description A CSS colour for the text (default white). */
+                    color?: string;
+                    /**
+                     * @description sans (default), serif or mono.
+                     * @default sans
+                     * @enum {string}
+                     */
+                    font?: "sans" | "serif" | "mono";
+                    /**
+                     * @description Where the mark goes: a compass point (southeast default), centre/center, or tile to repeat it over the whole image.
+                     * @default southeast
+                     * @enum {string}
+                     */
+                    position?: "centre" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "center" | "tile";
+                    /**
+                     * @description 0 (invisible) to 1 (opaque); default 0.5.
+                     * @default 0.5
+                     */
+                    opacity?: number;
+                    /** @description Pixels between the mark and the edges (between tiles when tiling); default 2% of the shorter side. */
+                    margin?: number;
+                    /**
+                     * @description Width of an image mark as a fraction of the base width (default 0.25).
+                     * @default 0.25
+                     */
+                    scale?: number;
+                    /**
+                     * @description Degrees clockwise the mark is turned.
+                     * @default 0
+                     */
+                    rotation?: number;
+                    /**
+                     * @description The format to write; default the input’s, png for heic and svg inputs.
+                     * @enum {string}
+                     */
+                    outputFormat?: "jpg" | "png" | "webp" | "avif" | "gif" | "tiff" | "bmp" | "ico" | "svg" | "jpeg" | "tif";
+                    /** @description 1–100 on the encoder's own scale: jpg (default 85), webp (85), avif (60); for png a quality asks for a palette (libimagequant) of at most that quality. gif, tiff, bmp and ico are written without loss or with a palette and ignore it. */
+                    quality?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                } & (unknown | unknown);
             };
         };
         PdfMergeRequest: {
@@ -2667,6 +3053,92 @@ export interface components {
                 };
             };
         };
+        QrCodeRequest: {
+            content: {
+                "application/json": {
+                    /** @description The text to encode, 1 to 2953 bytes in UTF-8 (fewer fit at higher error correction: a text the chosen level cannot hold answers 400 invalid_input). */
+                    text: string;
+                    /**
+                     * @description png (default) or svg.
+                     * @default png
+                     * @enum {string}
+                     */
+                    outputFormat?: "png" | "svg";
+                    /**
+                     * @description Width and height in pixels (32–4096, default 512); a code with more modules than pixels is drawn one pixel a module. svg: the width and height attributes.
+                     * @default 512
+                     */
+                    size?: number;
+                    /**
+                     * @description L (7%), M (15%, default), Q (25%) or H (30%) of the code may be lost.
+                     * @default M
+                     * @enum {string}
+                     */
+                    errorCorrection?: "L" | "M" | "Q" | "H";
+                    /**
+                     * @description Quiet zone in modules (0–20, default 4).
+                     * @default 4
+                     */
+                    margin?: number;
+                    /** @description A CSS colour for the dark modules (default black). */
+                    color?: string;
+                    /** @description A CSS colour for the light modules and the margin (default white). */
+                    background?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        BarcodeRequest: {
+            content: {
+                "application/json": {
+                    /** @description The text to encode. ean13 takes 12 digits (the check digit is added) or 13 with a right check digit, ean8 7 or 8, upca 11 or 12, itf14 13 or 14; code39 digits, capitals, space and -.$/+%; code128 ASCII. A text the symbology cannot hold answers 400 invalid_input. */
+                    text: string;
+                    /**
+                     * @description The symbology (code128 default).
+                     * @default code128
+                     * @enum {string}
+                     */
+                    type?: "code128" | "code39" | "ean13" | "ean8" | "upca" | "itf14" | "datamatrix" | "pdf417" | "aztec";
+                    /**
+                     * @description png (default) or svg.
+                     * @default png
+                     * @enum {string}
+                     */
+                    outputFormat?: "png" | "svg";
+                    /**
+                     * @description Pixels a module (1–10, default 2).
+                     * @default 2
+                     */
+                    scale?: number;
+                    /** @description Bar height in millimetres at 72 dpi of linear codes (1–100; the symbology’s own default otherwise). */
+                    height?: number;
+                    /** @description Print the text under the bars (default true for linear codes, false for datamatrix, pdf417 and aztec). */
+                    includeText?: boolean;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        BarcodeReadRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of an image (any image input format) or a PDF.
+                     */
+                    sourceUrl: string;
+                    /** @description For a PDF, the pages to read, like "1-3,5" (default the first 10); ignored for images. */
+                    pages?: string;
+                };
+            };
+        };
     };
     headers: {
         /** @description The id of this request; quote it when reporting a problem. */
@@ -3192,6 +3664,224 @@ export interface operations {
             };
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    imageTransform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageTransformRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/tiff": Blob;
+                    "image/bmp": Blob;
+                    "image/x-icon": Blob;
+                    "image/svg+xml": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `unsupported_output_format`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "unsupported_output_format";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    imageWatermark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageWatermarkRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/tiff": Blob;
+                    "image/bmp": Blob;
+                    "image/x-icon": Blob;
+                    "image/svg+xml": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `unsupported_output_format`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "unsupported_output_format";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
             /** @description Too large: `request_too_large`, `source_too_large`. */
             413: {
                 headers: {
@@ -6068,6 +6758,239 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    qrCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["QrCodeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": Blob;
+                    "image/svg+xml": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`, `source_invalid_url`, `source_blocked_address`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_blocked_address";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    barcode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["BarcodeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": Blob;
+                    "image/svg+xml": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`, `source_invalid_url`, `source_blocked_address`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_blocked_address";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    barcodeRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["BarcodeReadRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BarcodeReadResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
                     };
                 };
             };

@@ -70,6 +70,7 @@ export class ApiFunction extends lambda.Function {
         NODE_OPTIONS: '--enable-source-maps',
         ...allocatorEnvironment,
         ...(bundle.layers.includes('ffmpeg') ? layerBinaries : {}),
+        ...(bundle.layers.includes('fonts') ? { FONTCONFIG_FILE: browserEnvironment.FONTCONFIG_FILE } : {}),
         ...(bundle.layers.includes('chromium') ? browserEnvironment : {}),
         ...props.environment,
       },

@@ -12,6 +12,7 @@ export type LayerName = 'sharp' | 'ffmpeg' | BrowserLayerName;
  * - @node-rs/*: N-API addons that pick a prebuilt binary by platform when loaded.
  * - @hyzyla/pdfium: reads pdfium.wasm from its own folder.
  * - swagger-ui-dist: its assets are files served as they are.
+ * - zxing-wasm: its reader loads zxing_reader.wasm from its own folder.
  * Each is loaded with `require`, which (unlike an ES import) also searches NODE_PATH, where Lambda
  * lists the layers' nodejs/node_modules folders.
  */
@@ -21,6 +22,7 @@ export const unbundled: Record<string, { from: 'layer'; layer: LayerName } | { f
   '@node-rs/bcrypt': { from: 'function' },
   '@hyzyla/pdfium': { from: 'function' },
   'swagger-ui-dist': { from: 'function' },
+  'zxing-wasm': { from: 'function' },
 };
 
 /** The unbundled packages copied into the function's own folder. */
@@ -28,6 +30,9 @@ const shippedWithFunction = Object.keys(unbundled).filter((pkg) => unbundled[pkg
 
 /** A bundle that contains this module runs ffmpeg, so it gets the ffmpeg layer and its paths. */
 const ffmpegMarker = 'shared/media/binaries.ts';
+
+/** A bundle that contains this module renders text with libvips, so it gets the fonts layer. */
+const fontsMarker = 'shared/image/fonts.ts';
 
 export interface FunctionBundle {
   /** Folder under functions/ and the route table's `function` value. */
@@ -203,6 +208,7 @@ export async function bundleEntries(
       else ownPackages.push(pkg);
     }
     if (endsWith(inputs, ffmpegMarker)) layers.add('ffmpeg');
+    if (endsWith(inputs, fontsMarker)) layers.add('fonts');
     if (endsWith(inputs, browserMarker)) for (const layer of browserLayerNames) layers.add(layer);
     if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
     return { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) };

@@ -20,6 +20,7 @@ import { type BenchContext, findTools } from './context.ts';
 import { benchDocuments } from './documents.ts';
 import { benchFixedCost } from './fixed-cost.ts';
 import { benchImages } from './image.ts';
+import { benchImageTools } from './image-tools.ts';
 import { benchMedia } from './media.ts';
 import { benchMemory } from './memory.ts';
 import { benchMemoryOps } from './memory-ops.ts';
@@ -33,6 +34,7 @@ import { benchText } from './text.ts';
 const sections: Record<string, (context: BenchContext) => Promise<SectionResult>> = {
   images: benchImages,
   'fixed-cost': benchFixedCost,
+  'image-tools': benchImageTools,
   pdf: benchPdf,
   'pdf-bytes': benchPdfBytes,
   media: benchMedia,

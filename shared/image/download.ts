@@ -8,6 +8,8 @@ import type { SourceRequest } from '#shared/source/request.ts';
 export async function downloadImage(
   url: string,
   { caller, limits, workspace, signal, deadline }: SourceRequest,
+  /** A second source of the request: its field (named in its errors) and its file name. */
+  second?: { field: string; fileName: string },
 ): Promise<ImageSource & { sizeBytes: number; baseName: string }> {
   const source = await downloadSource(url, {
     workspace,
@@ -16,6 +18,7 @@ export async function downloadImage(
     accept: imageInputFormats,
     signal,
     deadline,
+    ...(second ?? {}),
   });
   // downloadSource refuses every format outside `accept`; this narrows the type.
   if (!isImageInputFormat(source.format)) throw new Error(`download accepted ${source.format}`);

@@ -11,6 +11,7 @@ import {
   type ImageOutputFormat,
   opaqueTargets,
 } from '#shared/image/formats.ts';
+import { framesImage, type RawFrames } from '#shared/image/frames.ts';
 import { writeIcon } from '#shared/image/icon-output.ts';
 import type { Fit } from '#shared/image/limits.ts';
 import { writeOpened } from '#shared/image/render-failure.ts';
@@ -45,6 +46,11 @@ export interface RenderPlan {
    * most 256 (image-optimize). Otherwise a palette is used when the source stores one.
    */
   countColours?: boolean | undefined;
+  /**
+   * Work on the decoded pixels (upright, every kept frame) before any resize and the encoder:
+   * image-transform's operations, image-watermark's mark.
+   */
+  edit?: ((opened: OpenedImage) => Promise<RawFrames>) | undefined;
 }
 
 /** Smart-crop strategies work on one frame; libvips refuses them on an animation. */
@@ -71,9 +77,22 @@ function outputPixels(width: number, height: number, resize: Resize | undefined)
   return width * height;
 }
 
+/** The opened image with the plan's edit applied to its pixels. */
+async function edited(opened: OpenedImage, edit: NonNullable<RenderPlan['edit']>): Promise<OpenedImage> {
+  const raw = await edit(opened);
+  return {
+    ...opened,
+    image: framesImage(raw),
+    width: raw.width,
+    height: raw.height,
+    hasAlpha: raw.channels % 2 === 0,
+  };
+}
+
 /** Writes an opened image as the plan's target to `path`. */
-async function writeTarget(opened: OpenedImage, plan: RenderPlan, path: string): Promise<void> {
+async function writeTarget(source: OpenedImage, plan: RenderPlan, path: string): Promise<void> {
   const { target } = plan;
+  const opened = plan.edit ? await edited(source, plan.edit) : source;
   const flattenOnto = opaque(plan.background ?? white);
   const padding = plan.background ?? (opaqueTargets.has(target) ? white : transparent);
   const image = resized(opened.image, plan.resize, padding, opened.frames);

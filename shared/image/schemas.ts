@@ -9,7 +9,7 @@ import { httpUrlField } from '#shared/source/url-schema.ts';
 /** The longest side a request may ask for (the pixel limit still applies to width × height). */
 export const MAX_SIDE = 16_384;
 
-const sourceUrl = httpUrlField().describe(
+export const sourceUrl = httpUrlField().describe(
   `An absolute http(s) URL of the image; its format is read from its bytes (${imageInputFormats.join(', ')}).`,
 );
 
@@ -18,7 +18,7 @@ const sourceUrl = httpUrlField().describe(
  * naming the alternatives; the documented enum lists only what can be written.
  */
 const writableFormats = [...imageOutputFormats, 'jpeg', 'tif'].join(', ');
-const outputFormat = z
+export const outputFormat = z
   .enum([...imageOutputFormats, 'jpeg', 'tif', 'heic', 'heif'], {
     error: (issue) =>
       issue.input === undefined
@@ -33,13 +33,13 @@ const outputFormat = z
     'The format to write. jpeg is an alias of jpg, tif of tiff. heic (or heif) is refused with 400 unsupported_output_format: no HEIC encoder is shipped; avif and webp are the alternatives.',
   );
 
-const side = (axis: string, meaning: string) =>
+export const side = (axis: string, meaning: string) =>
   z.number().int().min(1).max(MAX_SIDE).describe(`${meaning} ${axis} in pixels (1–${MAX_SIDE}).`);
 
 /** What the document says of width and height given together: a product JSON Schema cannot state. */
 const pixelRule = `With both width and height, width × height may be at most ${imageLimits.maxPixels / 1e6} megapixels (400 validation_failed naming width).`;
 
-const quality = z
+export const quality = z
   .number()
   .int()
   .min(1)
@@ -48,7 +48,7 @@ const quality = z
     "1–100 on the encoder's own scale: jpg (default 85), webp (85), avif (60); for png a quality asks for a palette (libimagequant) of at most that quality. gif, tiff, bmp and ico are written without loss or with a palette and ignore it.",
   );
 
-const background = z
+export const background = z
   .string()
   .max(100)
   .meta({ pattern: cssColourPattern })
@@ -62,15 +62,23 @@ const background = z
     return z.NEVER;
   });
 
-const fit = z
+export const fit = z
   .enum(fits)
   .default('inside')
   .describe(
     'How the image fits width × height: inside (default: scaled to fit within, aspect kept), outside (to cover, aspect kept), cover (cropped to fill), contain (padded with background), fill (stretched).',
   );
 
+export const position = z
+  .enum([...positions, 'center'])
+  .default('centre')
+  .transform((value) => (value === 'center' ? 'centre' : value))
+  .describe(
+    'What to keep when cover or contain crops or pads: centre (default), a compass point (north, northeast, …), or a smart crop for cover: attention (the most salient region) or entropy (the most detailed).',
+  );
+
 /** Both sides given: their product must stay within the pixel limit. */
-function withinPixelLimit(
+export function withinPixelLimit(
   body: { width?: number | undefined; height?: number | undefined },
   context: z.core.$RefinementCtx,
 ): void {
@@ -140,13 +148,7 @@ export const imageResizeBody = z
       .optional()
       .describe(`Target height in pixels (1–${MAX_SIDE}); give width, height or both.`),
     fit,
-    position: z
-      .enum([...positions, 'center'])
-      .default('centre')
-      .transform((value) => (value === 'center' ? 'centre' : value))
-      .describe(
-        'What to keep when cover or contain crops or pads: centre (default), a compass point (north, northeast, …), or a smart crop for cover: attention (the most salient region) or entropy (the most detailed).',
-      ),
+    position,
     withoutEnlargement: z
       .boolean()
       .default(true)
@@ -209,7 +211,15 @@ export const imageOptimizeBody = z
   .meta(never({ outputFormat: ['jpg', 'jpeg'], lossless: true }));
 export type ImageOptimizeBody = z.infer<typeof imageOptimizeBody>;
 
-export const imageMetadataBody = z.strictObject({ sourceUrl });
+export const imageMetadataBody = z.strictObject({
+  sourceUrl,
+  placeholder: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Also compute blurhash, thumbhash and dominantColor from the upright first frame (scaled to fit 100 × 100).',
+    ),
+});
 export type ImageMetadataBody = z.infer<typeof imageMetadataBody>;
 
 const exifGroup = z.record(z.string(), z.unknown());
@@ -240,4 +250,13 @@ export const imageMetadataResult = z.object({
     })
     .optional()
     .describe('EXIF tags by group, when present: dates in ISO 8601, binary values (maker notes) left out.'),
+  blurhash: z
+    .string()
+    .optional()
+    .describe('With placeholder: a BlurHash (up to 4 × 4 components, fewer along a much shorter side).'),
+  thumbhash: z.string().optional().describe('With placeholder: a ThumbHash, its bytes in base64.'),
+  dominantColor: z
+    .string()
+    .optional()
+    .describe('With placeholder: the most common colour as #rrggbb (libvips’ histogram of the image).'),
 });

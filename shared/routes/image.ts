@@ -19,7 +19,8 @@ import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
 import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 import { imageInputFormats } from '#shared/source/formats.ts';
 
-const sourceRules =
+/** How an image source is read and bounded, as every image route states it. */
+export const imageSourceRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) ' +
   `and read as the format its bytes show (${imageInputFormats.join(', ')}). Its header is checked before any ` +
   `pixel is decoded: more than ${imageLimits.maxPixels / 1e6} megapixels a frame, ${imageLimits.maxFrames} frames or ` +
@@ -52,7 +53,7 @@ export const imageConvertRoute = defineRoute({
   tag: 'Image',
   summary: 'Convert an image to another format, optionally resized',
   description:
-    `${sourceRules} Encoders: jpg by mozjpeg (progressive, trellis; 4:4:4 chroma from quality 90), png ` +
+    `${imageSourceRules} Encoders: jpg by mozjpeg (progressive, trellis; 4:4:4 chroma from quality 90), png ` +
     'lossless with adaptive filtering or, when the source has a palette or a quality is given, a ' +
     'libimagequant palette; webp and avif at efforts that fit a Lambda’s time; gif with a dithered ' +
     'palette; tiff lossless (deflate); bmp 24-bit; ico with one entry per `icoSizes` size (under 256 px as ' +
@@ -107,7 +108,7 @@ export const imageResizeRoute = defineRoute({
   tag: 'Image',
   summary: 'Resize an image (fit, crop, smart crop, pad)',
   description:
-    `${sourceRules} width and/or height with \`fit\` (inside by default); \`position\` chooses what cover ` +
+    `${imageSourceRules} width and/or height with \`fit\` (inside by default); \`position\` chooses what cover ` +
     'keeps (a gravity, or attention/entropy for a smart crop of a still image; animations are cropped at the centre) and where contain pads. Images are not ' +
     'enlarged unless `withoutEnlargement` is false. Animations stay animated in gif and webp. The output ' +
     'keeps the input’s format unless `outputFormat` says otherwise (heic and svg inputs become png); ' +
@@ -156,7 +157,7 @@ export const imageOptimizeRoute = defineRoute({
   tag: 'Image',
   summary: 'Make an image file smaller',
   description:
-    `${sourceRules} Re-encodes with the encoders’ slower, smaller settings (mozjpeg, png level 9, webp ` +
+    `${imageSourceRules} Re-encodes with the encoders’ slower, smaller settings (mozjpeg, png level 9, webp ` +
     'effort 6, avif effort 5; large images get lower efforts), metadata dropped, ' +
     'optionally scaled down into maxWidth × maxHeight. With `maxBytes` the highest quality (at most ' +
     '`quality`) whose file fits is found by bisection (at most 8 encodes); when even quality 1 does not fit, ' +
@@ -192,12 +193,21 @@ export const imageMetadataRoute = defineRoute({
   tag: 'Image',
   summary: 'Format, size, frames, alpha, colour space, density, orientation and EXIF of an image',
   description:
-    `${sourceRules.split(' Its header')[0]} Read from the header without decoding pixels (BMP and ICO are ` +
+    `${imageSourceRules.split(' Its header')[0]} Read from the header without decoding pixels (BMP and ICO are ` +
     'decoded to learn about alpha, after the pixel limit check). width and height are those of the upright ' +
-    'image; orientation is the EXIF value as stored. exif appears when the file has EXIF.',
+    'image; orientation is the EXIF value as stored. exif appears when the file has EXIF. With ' +
+    '`placeholder: true` the upright first frame is decoded (its header checked against the pixel limits ' +
+    'first), scaled to fit 100 × 100, and `blurhash` (BlurHash, up to 4 × 4 components), `thumbhash` ' +
+    '(ThumbHash bytes in base64) and `dominantColor` (#rrggbb) are added.',
   body: imageMetadataBody,
   response: imageMetadataResult,
   example: { sourceUrl: sampleTransparent },
+  moreExamples: {
+    placeholder: {
+      summary: 'Also a BlurHash, a ThumbHash and the dominant colour',
+      body: { sourceUrl: samplePhoto, placeholder: true },
+    },
+  },
   errors: sourceErrors,
 });
 

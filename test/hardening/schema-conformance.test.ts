@@ -163,6 +163,14 @@ const describedOnly: Array<{ rule: string; message: RegExp; holds: (body: Schema
     holds: (body) => (body.width as number) * (body.height as number) > 100e6,
   },
   {
+    rule: 'width × height of a resize operation within the pixel limit (a product)',
+    message: /^operations\.\d+\.width: width × height must stay within/,
+    holds: (body) =>
+      ((body.operations as Schema[] | undefined) ?? []).some(
+        (step) => (step.width as number) * (step.height as number) > 100e6,
+      ),
+  },
+  {
     rule: 'maxBytes reachable for the source (depends on its pixels)',
     message: /^maxBytes: /,
     holds: (body) => body.maxBytes !== undefined,

@@ -10,7 +10,15 @@ import { handlerEntries, importGraph } from '../../support/import-graph.ts';
 const layers = [
   ['shared'],
   ['shared/auth', 'shared/source'],
-  ['shared/text', 'shared/crypto', 'shared/image', 'shared/pdf', 'shared/media', 'shared/documents'],
+  [
+    'shared/text',
+    'shared/crypto',
+    'shared/image',
+    'shared/pdf',
+    'shared/media',
+    'shared/documents',
+    'shared/codes',
+  ],
   ['shared/routes'],
   ['shared/http'],
   ['shared/jobs'],

@@ -18,7 +18,8 @@ describe('GET /formats', () => {
     const body = formatsView.parse(answer.json());
     expect(Object.keys(body.categories)).toEqual([...formatCategoryNames]);
     expect(body.aliases).toEqual({ jpeg: 'jpg', tif: 'tiff', heif: 'heic' });
-    expect(body.categories.image.inputs).toEqual([...imageInputFormats]);
+    // /barcode-read reads PDF pages too.
+    expect(body.categories.image.inputs).toEqual([...imageInputFormats, 'pdf']);
     expect(body.categories.image.outputs).not.toContain('heic');
     expect(body.categories.pdf.outputs).toEqual(expect.arrayContaining(['pdf', 'zip', 'png', 'jpg', 'webp']));
     expect(body.categories.audio.outputs).toEqual(['mp3', 'wav', 'ogg', 'aac', 'flac', 'm4a', 'json']);
