@@ -35,6 +35,8 @@ export const families: Record<RouteSpec['tag'] | 'Authorizer', { seconds: number
   // Password hashing (argon2, bcrypt, scrypt) holds a container for a few hundred ms.
   Crypto: { seconds: 0.5, cap: 20 },
   Image: { seconds: 2, cap: 25 },
+  // Drawing a code takes milliseconds; reading one from a photo or PDF pages up to a few seconds.
+  Codes: { seconds: 1, cap: 10 },
   PDF: { seconds: 3, cap: 20 },
   // A media call holds its container for tens of seconds (up to 15 minutes for a long job): at
   // 3 GB each, 15 at once are about $2.70 an hour at most per function.

@@ -33,6 +33,7 @@ const tagDescriptions: Record<RouteSpec['tag'], string> = {
   Crypto: 'HMAC, UUIDs, random bytes, passwords, JWTs, encryption and remote file checksums.',
   Jobs: 'Async jobs of file routes (paid tiers).',
   Documents: 'HTML, web pages and Markdown to PDF, web pages to images (a real browser engine).',
+  Codes: 'QR codes and barcodes: drawn from a text, and read from images and PDF pages.',
 };
 
 const statusNames: Record<number, string> = {

@@ -13,7 +13,7 @@ import {
 import { imageLimits } from '#shared/image/limits.ts';
 import { samplePdf } from '#shared/routes/pdf.ts';
 import { samplePhoto } from '#shared/routes/samples.ts';
-import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
+import { bufferedSizing, drawnSizing } from '#shared/routes/sizing.ts';
 import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 import { imageInputFormats } from '#shared/source/formats.ts';
 
@@ -24,11 +24,11 @@ export const qrCodeRoute = defineRoute({
   path: '/qr-code',
   function: 'qr-code',
   kind: 'file',
-  sizing: streamedSizing(512, 30, 0),
+  sizing: drawnSizing(512, 30),
   jobStore: 'run',
   formats: { categories: ['text'], inputs: ['text'], outputs: codeOutputFormats },
   tierNeeds: fileRouteNeeds,
-  tag: 'Image',
+  tag: 'Codes',
   summary: 'Make a QR code of a text, as PNG or SVG',
   description:
     `The text (up to ${MAX_QR_BYTES} bytes of UTF-8) is encoded by the qrcode library in the smallest QR ` +
@@ -60,11 +60,11 @@ export const barcodeRoute = defineRoute({
   path: '/barcode',
   function: 'barcode',
   kind: 'file',
-  sizing: streamedSizing(512, 30, 0),
+  sizing: drawnSizing(512, 30),
   jobStore: 'run',
   formats: { categories: ['text'], inputs: ['text'], outputs: codeOutputFormats },
   tierNeeds: fileRouteNeeds,
-  tag: 'Image',
+  tag: 'Codes',
   summary: `Make a barcode (${barcodeTypes.join(', ')}), as PNG or SVG`,
   description:
     'The barcode is drawn by BWIPP (bwip-js), black on white with a 10-module-wide quiet zone, `scale` ' +
@@ -96,7 +96,7 @@ export const barcodeReadRoute = defineRoute({
   kind: 'json',
   sizing: bufferedSizing(2048, true),
   formats: { categories: ['image', 'pdf'], inputs: [...imageInputFormats, 'pdf'], outputs: ['json'] },
-  tag: 'Image',
+  tag: 'Codes',
   summary: 'Find and read the QR codes and barcodes in an image or PDF pages',
   description:
     'The source is downloaded under the source rules and read as the format its bytes show: an image ' +

@@ -52,6 +52,11 @@ export function streamedSizing(
   return { memoryMiB, timeoutSeconds, ephemeralMiB: ephemeralFor(outputRoom) };
 }
 
+/** A file route that downloads nothing: it makes its file from the request alone (a QR code). */
+export function drawnSizing(memoryMiB: number, timeoutSeconds: number): FunctionSizing {
+  return { memoryMiB, timeoutSeconds, ephemeralMiB: ephemeralLimitsMiB.included };
+}
+
 /** A JSON route, answered within API Gateway's 29 s; `downloads`: it fetches a source to /tmp. */
 export function bufferedSizing(memoryMiB: number, downloads: boolean): FunctionSizing {
   const ephemeralMiB = downloads ? ephemeralFor(0) : ephemeralLimitsMiB.included;
