@@ -2,11 +2,12 @@ import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * The service under test runs the ffmpeg that ships: the layer's static build (`npm run
- * layer:ffmpeg`, which `npm test` runs first). Fixtures are made and answers read by Debian's own
- * ffmpeg (test/support/reference-tools.ts).
+ * The service under test runs the ffmpeg and qpdf that ship: the layers' static builds (`npm run
+ * layer:ffmpeg`, `npm run layer:qpdf`, which `npm test` runs first). Fixtures are made and answers
+ * read by Debian's own ffmpeg and qpdf (test/support/reference-tools.ts).
  */
 const layerBin = fileURLToPath(new URL('./.layers/ffmpeg/bin/', import.meta.url));
+const qpdfLayerBin = fileURLToPath(new URL('./.layers/qpdf/bin/', import.meta.url));
 
 export default defineConfig({
   test: {
@@ -27,6 +28,7 @@ export default defineConfig({
       SOURCE_ALLOW_PRIVATE: 'true',
       FFMPEG_PATH: `${layerBin}ffmpeg`,
       FFPROBE_PATH: `${layerBin}ffprobe`,
+      QPDF_PATH: `${qpdfLayerBin}qpdf`,
     },
     // `npm test` runs `vitest run --coverage`: the local gateway and its Lambda workers run in child
     // processes of the tests; autoAttachSubprocess collects their V8 coverage too (test/support/setup.ts).

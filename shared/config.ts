@@ -10,6 +10,7 @@ const envSchema = z.object({
   SOURCE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   FFMPEG_PATH: z.string().min(1).optional(),
   FFPROBE_PATH: z.string().min(1).optional(),
+  QPDF_PATH: z.string().min(1).optional(),
   /** Set by Lambda (and the local gateway) to the function's memory size; sizes ffmpeg's memory limit. */
   AWS_LAMBDA_FUNCTION_MEMORY_SIZE: z.coerce.number().int().positive().optional(),
   SERVICE_VERSION: z.string().min(1).default('0.1.0'),

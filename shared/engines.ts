@@ -18,6 +18,12 @@ export const externalEngines = {
     routes: 'HTML, web page and Markdown routes',
     howToGet: 'npm run layer:chromium unpacks the packed Chromium; or set CHROMIUM_EXECUTABLE',
   },
+  qpdf: {
+    label: 'qpdf',
+    routes: 'PDF routes given a password, /pdf-protect and /pdf-unlock',
+    howToGet:
+      "npm run system-tools installs Debian's qpdf, npm run layer:qpdf builds the layer's own; or set QPDF_PATH",
+  },
   libreoffice: {
     label: 'LibreOffice',
     routes: '/office-to-pdf',

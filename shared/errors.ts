@@ -17,6 +17,7 @@ export const errorCodes = [
   'unsupported_output_format',
   'invalid_source_file',
   'encrypted_pdf',
+  'invalid_password',
   'invalid_range',
   'no_audio_stream',
   'no_video_stream',

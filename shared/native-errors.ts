@@ -2,11 +2,11 @@ import { ApiError, type ErrorCode } from '#shared/errors.ts';
 
 /**
  * The one table that turns messages of native libraries (sharp/libvips, ffmpeg/ffprobe, pdfium,
- * pdf-lib) into the contract's 4xx codes. Each entry is covered by a test. Anything that matches
+ * pdf-lib, qpdf) into the contract's 4xx codes. Each entry is covered by a test. Anything that matches
  * no entry stays an internal error (500), so that a real bug is never disguised as bad input.
  */
 interface NativeErrorRule {
-  engine: 'sharp' | 'ffmpeg' | 'pdfium' | 'pdf-lib';
+  engine: 'sharp' | 'ffmpeg' | 'pdfium' | 'pdf-lib' | 'qpdf';
   pattern: RegExp;
   code: ErrorCode;
   message: string;
@@ -108,6 +108,27 @@ export const nativeErrorRules: readonly NativeErrorRule[] = [
     pattern: /^Unsupported security scheme$/,
     code: 'encrypted_pdf',
     message: encryptedPdf,
+  },
+  // qpdf's own errors (`qpdf: <file>: <what>` on its standard error, exit 2), shared/pdf/qpdf.ts.
+  {
+    engine: 'qpdf',
+    pattern: /: invalid password$/m,
+    code: 'invalid_password',
+    message: 'The password is wrong: it is neither the user nor the owner password of this PDF.',
+  },
+  {
+    engine: 'qpdf',
+    pattern:
+      /unsupported encryption filter|encryption SubFilters|encryption dictionary parameters are missing|Unsupported \/R or \/V|unknown encryption filter/,
+    code: 'encrypted_pdf',
+    message:
+      'The PDF is encrypted with a scheme that cannot be read here (only the standard security handler, RC4 and AES, is).',
+  },
+  {
+    engine: 'qpdf',
+    pattern: /can't find PDF header|unable to find trailer dictionary|unable to find \/Root dictionary/,
+    code: 'invalid_source_file',
+    message: damagedPdf,
   },
   // ffmpeg and ffprobe: the last lines of their log (shared/media/run.ts), on a local file read with
   // a forced demuxer, when the tool ran and refused it (shared/media/failures.ts decides that first,

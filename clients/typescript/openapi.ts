@@ -241,7 +241,7 @@ export interface paths {
         put?: never;
         /**
          * Merge PDFs into one, in order
-         * @description Sources are downloaded four at a time under the source rules; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s size limit (413 `source_too_large`). The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Every page of every source is appended in order, with its size, crop box, rotation and resources (inherited ones included); the first source’s title and author are kept. Outlines (bookmarks) and interactive form fields are not carried over. Images, fonts, content streams and other drawing objects that the sources hold in equal copies (one document given twice, documents of one template) are stored once. The result is written with object streams and may hold at most 2000 pages. The file is named after the first source: `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description Sources are downloaded four at a time under the source rules; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s size limit (413 `source_too_large`). The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Every page of every source is appended in order, with its size, crop box, rotation and resources (inherited ones included); the first source’s title and author are kept. Outlines (bookmarks) and interactive form fields are not carried over. Images, fonts, content streams and other drawing objects that the sources hold in equal copies (one document given twice, documents of one template) are stored once. The result is written with object streams and may hold at most 2000 pages. The file is named after the first source: `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -263,7 +263,7 @@ export interface paths {
         put?: never;
         /**
          * Split a PDF into one PDF per range, or per page
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Without `ranges`, every page becomes its own PDF. One range answers that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range given twice is written once). The ranges may select at most 2000 pages in all. Pages keep their size and rotation; each file keeps the title and author. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Without `ranges`, every page becomes its own PDF. One range answers that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range given twice is written once). The ranges may select at most 2000 pages in all. Pages keep their size and rotation; each file keeps the title and author. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -285,7 +285,7 @@ export interface paths {
         put?: never;
         /**
          * Make a PDF smaller by recompressing its images
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds more pixels than the level’s resolution needs at the largest size it is drawn at on any page (placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what the largest page needs), and re-encoded as JPEG with chroma at half resolution and a photo-tuned quantisation table (low 200 dpi / JPEG 85; medium 150 dpi / JPEG 70; high 100 dpi / JPEG 60); soft masks stay lossless; an image is only replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams are compressed again at the highest level when that saves at least 5 %, equal copies of an object (an image embedded twice) are stored once, unreachable objects dropped, and the file is written with object streams (or without, when that is smaller). The answer is never larger than the source, byte for byte: when the result is not smaller, the source’s own bytes come back unchanged (also when the source carried active content that the cleaned file would have lost). `X-Original-Size` and `X-Output-Size` give both sizes in bytes. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds more pixels than the level’s resolution needs at the largest size it is drawn at on any page (placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what the largest page needs), and re-encoded as JPEG with chroma at half resolution and a photo-tuned quantisation table (low 200 dpi / JPEG 85; medium 150 dpi / JPEG 70; high 100 dpi / JPEG 60); soft masks stay lossless; an image is only replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams are compressed again at the highest level when that saves at least 5 %, equal copies of an object (an image embedded twice) are stored once, unreachable objects dropped, and the file is written with object streams (or without, when that is smaller). The answer is never larger than the source, byte for byte: when the result is not smaller, the source’s own bytes come back unchanged (also when the source carried active content that the cleaned file would have lost). `X-Original-Size` and `X-Output-Size` give both sizes in bytes. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -307,7 +307,7 @@ export interface paths {
         put?: never;
         /**
          * Render PDF pages to PNG, JPEG or WebP images
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Pages are rendered by PDFium with annotations, on white, at `dpi` pixels per inch (a 8.5 × 11 in page at 150 dpi is 1275 × 1650 pixels), rotation applied, and encoded by sharp (jpg and webp at quality 85); the image states its dpi. Pages selected more than once are rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed 40 million pixels answers 400 `validation_failed` naming a dpi that fits every selected page, before anything is rendered; a page too large even at 36 dpi answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form XObjects and tiling patterns that draw themselves lose the reference that closes the loop before rendering; a page whose nested forms and patterns would still be drawn more than 100000 times answers 400 `invalid_source_file`. Each page renders within 30 s, or the time the request has left when that is less; past it the answer is 400 `invalid_source_file` naming the page and the limit. JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Pages are rendered by PDFium with annotations, on white, at `dpi` pixels per inch (a 8.5 × 11 in page at 150 dpi is 1275 × 1650 pixels), rotation applied, and encoded by sharp (jpg and webp at quality 85); the image states its dpi. Pages selected more than once are rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed 40 million pixels answers 400 `validation_failed` naming a dpi that fits every selected page, before anything is rendered; a page too large even at 36 dpi answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form XObjects and tiling patterns that draw themselves lose the reference that closes the loop before rendering; a page whose nested forms and patterns would still be drawn more than 100000 times answers 400 `invalid_source_file`. Each page renders within 30 s, or the time the request has left when that is less; past it the answer is 400 `invalid_source_file` naming the page and the limit. JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -351,7 +351,7 @@ export interface paths {
         put?: never;
         /**
          * Page count, version, document information and page sizes of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Read from the document structure without rendering; the page limit does not apply. Encrypted files are described, not refused: `encrypted` is true; a file that opens without a password (permission protection only) is read as viewers read it, its pages, page sizes and information included; of a file that needs a user password the information strings are null, and pages is null when its page tree is encrypted too. pageSizes lists the first 100 pages as displayed (the CropBox clipped to the MediaBox, rotation applied).
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Read from the document structure without rendering; the page limit does not apply. Encrypted files are described, not refused: `encrypted` is true; a file that opens without a password (permission protection only) is read as viewers read it, its pages, page sizes and information included; of a file that needs a user password the information strings are null, and pages is null when its page tree is encrypted too. With `password` (the user or the owner password) an encrypted file is decrypted by qpdf and described in full, `encrypted` still true; a wrong one answers 400 `invalid_password`. `permissions` says what an encrypted file allows (read from its `/Encrypt` dictionary, with or without a password); null for a file that is not encrypted. pageSizes lists the first 100 pages as displayed (the CropBox clipped to the MediaBox, rotation applied).
          */
         post: operations["pdfInfo"];
         delete?: never;
@@ -371,7 +371,7 @@ export interface paths {
         put?: never;
         /**
          * Turn pages of a PDF by a quarter, half or three-quarter turn
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all; a page named twice is turned once) is turned clockwise by `angle` on top of its own rotation, inherited from the page tree when the page states none (a rotation that is no multiple of 90 counts as 0, as viewers count it). Page content, sizes, links, outlines, forms and document information stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all; a page named twice is turned once) is turned clockwise by `angle` on top of its own rotation, inherited from the page tree when the page states none (a rotation that is no multiple of 90 counts as 0, as viewers count it). Page content, sizes, links, outlines, forms and document information stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -393,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Reorder, repeat or leave out the pages of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The new document holds the pages `pages` names, in the order written (`"3,1-2,2,5-"`: page 3, pages 1 and 2, page 2 again, then page 5 to the end); a page named again is copied again, pages not named are left out. Pages keep their size, crop box, rotation and resources (stored once however often a page is repeated), and links between the pages kept; the title, author, subject, keywords and creator are kept. Outlines and interactive form fields are not carried over. `pages` may name at most 2000 pages in all. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The new document holds the pages `pages` names, in the order written (`"3,1-2,2,5-"`: page 3, pages 1 and 2, page 2 again, then page 5 to the end); a page named again is copied again, pages not named are left out. Pages keep their size, crop box, rotation and resources (stored once however often a page is repeated), and links between the pages kept; the title, author, subject, keywords and creator are kept. Outlines and interactive form fields are not carried over. `pages` may name at most 2000 pages in all. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -415,7 +415,7 @@ export interface paths {
         put?: never;
         /**
          * Set or remove the title, author and other document information of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Each field given sets that entry of the document information, `null` removes it, and a field not given stays as it is. Keywords are stored in the Info dictionary joined by ", ". Dates are ISO 8601 with a time zone and are stored in UTC. The XMP metadata stream is then written anew from the Info dictionary (dc:title, dc:creator, dc:description, dc:subject, pdf:Keywords, pdf:Producer, xmp:CreatorTool, xmp:CreateDate, xmp:ModifyDate), so that both state the same; other XMP properties the source held are not kept, and an Info entry that is no text, or a date that does not parse, is removed. Pages and everything else stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Each field given sets that entry of the document information, `null` removes it, and a field not given stays as it is. Keywords are stored in the Info dictionary joined by ", ". Dates are ISO 8601 with a time zone and are stored in UTC. The XMP metadata stream is then written anew from the Info dictionary (dc:title, dc:creator, dc:description, dc:subject, pdf:Keywords, pdf:Producer, xmp:CreatorTool, xmp:CreateDate, xmp:ModifyDate), so that both state the same; other XMP properties the source held are not kept, and an Info entry that is no text, or a date that does not parse, is removed. Pages and everything else stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -437,9 +437,53 @@ export interface paths {
         put?: never;
         /**
          * The text of PDF pages, in reading order or laid out in columns
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The text of the pages `pages` names (default all; each page once, in page order) is read by PDFium from the characters the pages draw, through their fonts’ Unicode maps; text drawn as images (scans) is not read. Without `layout` it comes in reading order: in the order the page draws it, lines ending where PDFium finds a line break and words apart by a space where PDFium finds a gap. With `layout: true` characters are placed by their positions: characters at one height form a line, top to bottom; the first of a line, and one after a gap wider than two characters, goes to the column its left edge gives at the page’s median character width, the others follow the one before them (as `pdftotext -layout` does, more simply), so that columns side by side stay apart by two spaces at least; the page is laid out as stored, before its rotation. Lines are separated by "\n", trailing spaces dropped. `characters` counts the Unicode code points of all pages; an answer may carry at most 1,000,000 of them: past that the answer is 400 `validation_failed` naming the pages that fit.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The text of the pages `pages` names (default all; each page once, in page order) is read by PDFium from the characters the pages draw, through their fonts’ Unicode maps; text drawn as images (scans) is not read. Without `layout` it comes in reading order: in the order the page draws it, lines ending where PDFium finds a line break and words apart by a space where PDFium finds a gap. With `layout: true` characters are placed by their positions: characters at one height form a line, top to bottom; the first of a line, and one after a gap wider than two characters, goes to the column its left edge gives at the page’s median character width, the others follow the one before them (as `pdftotext -layout` does, more simply), so that columns side by side stay apart by two spaces at least; the page is laid out as stored, before its rotation. Lines are separated by "\n", trailing spaces dropped. `characters` counts the Unicode code points of all pages; an answer may carry at most 1,000,000 of them: past that the answer is 400 `validation_failed` naming the pages that fit.
          */
         post: operations["pdfToText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-protect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Encrypt a PDF with AES-256: owner and user passwords, permissions
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). The document is written as every output is (active content removed, below), then encrypted by qpdf with AES-256 (PDF 2.0, security handler revision 6). `ownerPassword` opens it with every right. Without `userPassword` the file opens without a password, and viewers hold the reader to `permissions`; with it, the file opens only with one of the two passwords. Each permission is allowed unless set to false: `print` (at full resolution), `copy` (text and graphics; extraction for accessibility stays allowed, as PDF 2.0 requires), `modify` (the content, and inserting, deleting or turning pages), `annotate`, `fillForms`. Permissions are honoured by viewers, not enforced by the cipher: a file that opens without a password can be read in full. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfProtect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove the encryption of a PDF, given its user or owner password
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. The source is decrypted by qpdf with `password`, its user or its owner password, whatever its encryption: RC4 (40 to 128 bit), AES-128 or AES-256 (security handler revisions 2 to 6); a wrong password answers 400 `invalid_password`, a security handler other than the standard one 400 `encrypted_pdf`. The PDF comes back without encryption or restrictions, pages and document information as they were; a source that was not encrypted comes back as it is. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfUnlock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1097,7 +1141,7 @@ export interface components {
              * @description A stable, machine-readable code.
              * @enum {string}
              */
-            error: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "unsupported_output_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range" | "no_audio_stream" | "no_video_stream" | "decrypt_failed" | "invalid_api_key" | "missing_api_key" | "invalid_proxy_secret" | "insufficient_permissions" | "not_found" | "method_not_allowed" | "request_too_large" | "source_too_large" | "media_too_long" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "engine_unavailable" | "source_timeout" | "render_timeout";
+            error: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "unsupported_output_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range" | "no_audio_stream" | "no_video_stream" | "decrypt_failed" | "invalid_api_key" | "missing_api_key" | "invalid_proxy_secret" | "insufficient_permissions" | "not_found" | "method_not_allowed" | "request_too_large" | "source_too_large" | "media_too_long" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "engine_unavailable" | "source_timeout" | "render_timeout";
             /** @description Human-readable; for validation_failed it names every offending field by its path. */
             message: string;
         };
@@ -1337,6 +1381,14 @@ export interface components {
             }[];
             /** @description The size of the source file. */
             sizeBytes: number;
+            /** @description For an encrypted file, what it allows a reader who opens it with the user password, from its /P entry (read without a password): `print` (bit 3), `modify` its content (bit 4), `copy` text and graphics (bit 5), `annotate` (bit 6), `fillForms` (bit 9 from revision 3, bit 6 before). The owner password allows everything. null when the file is not encrypted. */
+            permissions: {
+                print: boolean;
+                copy: boolean;
+                modify: boolean;
+                annotate: boolean;
+                fillForms: boolean;
+            } | null;
         };
         PdfToTextResponse: {
             /** @description The selected pages, in page order. */
@@ -2068,6 +2120,8 @@ export interface components {
                 "application/json": {
                     /** @description URLs of the PDFs to merge, in order: at least 2, at most the tier's batch size (free 5, pro 50, enterprise 200). */
                     sources: string[];
+                    /** @description One password for the encrypted sources: each encrypted source is decrypted with it (its user or its owner password; a source it does not open answers 400 `invalid_password`, naming the source by its place), sources that are not encrypted are read as they are. Without it an encrypted source answers 400 `encrypted_pdf`. The merged PDF is not encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /**
                      * Format: uri
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
@@ -2090,6 +2144,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description The documents to cut out, one per range, in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
                     ranges?: string;
                     /**
@@ -2114,6 +2170,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /**
                      * @description How hard raster images are compressed: low (200 dpi, JPEG 85), medium (150, 75), high (100, 60).
                      * @default medium
@@ -2144,6 +2202,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /**
                      * @description The image format of the pages; jpeg is an alias of jpg.
                      * @default png
@@ -2212,6 +2272,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                 };
             };
         };
@@ -2230,6 +2292,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description Degrees clockwise, added to each page’s own rotation: 90, 180 or 270. */
                     angle: 90 | 180 | 270;
                     /** @description The pages to turn (default all) in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
@@ -2256,6 +2320,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description The pages of the new document, in their new order; a page may be named more than once, pages not named are left out, in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
                     pages: string;
                     /**
@@ -2287,6 +2353,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description The title; null removes it, absent leaves it as it is. */
                     title?: string | null;
                     /** @description The author; null removes it, absent leaves it as it is. */
@@ -2326,6 +2394,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description The pages to read (default all; each page once, in page order) in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
                     pages?: string;
                     /**
@@ -2333,6 +2403,100 @@ export interface components {
                      * @default false
                      */
                     layout?: boolean;
+                };
+            };
+        };
+        PdfProtectRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "ownerPassword": "owner-secret",
+                 *       "userPassword": "reader",
+                 *       "permissions": {
+                 *         "copy": false,
+                 *         "modify": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
+                    /** @description The owner password: opening the file with it gives every right, whatever `permissions` says. At most 127 bytes in UTF-8, no line break. */
+                    ownerPassword: string;
+                    /** @description The user password: when given, the file opens only with it (or the owner password); without it, the file opens without a password, under `permissions`. At most 127 bytes in UTF-8, no line break. */
+                    userPassword?: string;
+                    /**
+                     * @description What a reader who opens the file without the owner password may do; each is allowed unless set to false.
+                     * @default {
+                     *       "print": true,
+                     *       "copy": true,
+                     *       "modify": true,
+                     *       "annotate": true,
+                     *       "fillForms": true
+                     *     }
+                     */
+                    permissions?: {
+                        /**
+                         * @description Printing, at full resolution (default true).
+                         * @default true
+                         */
+                        print?: boolean;
+                        /**
+                         * @description Copying text and graphics (extraction for accessibility stays allowed, as PDF 2.0 requires) (default true).
+                         * @default true
+                         */
+                        copy?: boolean;
+                        /**
+                         * @description Changing the content, and inserting, deleting and turning pages (default true).
+                         * @default true
+                         */
+                        modify?: boolean;
+                        /**
+                         * @description Adding and changing comments (annotations) (default true).
+                         * @default true
+                         */
+                        annotate?: boolean;
+                        /**
+                         * @description Filling in form fields (default true).
+                         * @default true
+                         */
+                        fillForms?: boolean;
+                    };
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfUnlockRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "password": "reader"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The user or the owner password of the encrypted source; a wrong one answers 400 `invalid_password`. At most 127 bytes in UTF-8, no line break. */
+                    password: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
                 };
             };
         };
@@ -3938,7 +4102,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3949,7 +4113,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
                     };
                 };
             };
@@ -4040,7 +4204,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4051,7 +4215,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
@@ -4141,7 +4305,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4152,7 +4316,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
                     };
                 };
             };
@@ -4245,7 +4409,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4256,7 +4420,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
@@ -4433,7 +4597,7 @@ export interface operations {
                     "application/json": components["schemas"]["PdfInfoResponse"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `invalid_password`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4444,7 +4608,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "invalid_password";
                     };
                 };
             };
@@ -4506,7 +4670,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4517,7 +4681,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
@@ -4607,7 +4771,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4618,7 +4782,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
@@ -4708,7 +4872,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4719,7 +4883,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
                     };
                 };
             };
@@ -4795,7 +4959,7 @@ export interface operations {
                     "application/json": components["schemas"]["PdfToTextResponse"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4806,12 +4970,214 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfProtect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfProtectRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfUnlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfUnlockRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
             /** @description Too large: `request_too_large`, `source_too_large`. */
             413: {
                 headers: {

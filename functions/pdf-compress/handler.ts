@@ -5,7 +5,7 @@ import { downloadPdf } from '#shared/pdf/sources.ts';
 import { pdfCompressRoute } from '#shared/routes/pdf.ts';
 
 export const handler = createFileHandler(pdfCompressRoute, async (request) => {
-  const source = await downloadPdf(request.body.sourceUrl, request);
+  const source = await downloadPdf(request.body.sourceUrl, request, request.body.password);
   const path = await request.workspace.file('compressed.pdf');
   const result = await compressPdf(source.path, path, request.body.level, request.onProgress);
   return {

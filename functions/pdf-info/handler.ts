@@ -4,6 +4,6 @@ import { downloadPdf } from '#shared/pdf/sources.ts';
 import { pdfInfoRoute } from '#shared/routes/pdf.ts';
 
 export const handler = createJsonHandler(pdfInfoRoute, async (request) => {
-  const source = await downloadPdf(request.body.sourceUrl, request);
-  return readPdfInfo(source.path, source.sizeBytes);
+  const source = await downloadPdf(request.body.sourceUrl, request, request.body.password);
+  return readPdfInfo(source.path, source.sizeBytes, source.encryption);
 });

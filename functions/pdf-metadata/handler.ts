@@ -8,8 +8,8 @@ const dateOf = (value: string | null | undefined) =>
   value === undefined || value === null ? value : new Date(value);
 
 export const handler = createFileHandler(pdfMetadataRoute, async (request) => {
-  const { sourceUrl, creationDate, modDate, ...text } = request.body;
-  const source = await downloadPdf(sourceUrl, request);
+  const { sourceUrl, password, creationDate, modDate, ...text } = request.body;
+  const source = await downloadPdf(sourceUrl, request, password);
   const path = await request.workspace.file('metadata.pdf');
   await setPdfMetadata(source.path, path, {
     ...text,

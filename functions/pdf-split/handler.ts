@@ -9,7 +9,7 @@ export const handler = createFileHandler(pdfSplitRoute, async (request) => {
   // Malformed ranges are refused before anything is downloaded.
   const ranges =
     request.body.ranges === undefined ? undefined : parseRangeSpec(request.body.ranges, 'ranges');
-  const source = await downloadPdf(request.body.sourceUrl, request);
+  const source = await downloadPdf(request.body.sourceUrl, request, request.body.password);
   const result = await splitPdf(source.path, {
     ranges,
     baseName: source.baseName,

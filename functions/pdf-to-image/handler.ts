@@ -10,7 +10,7 @@ export const handler = createFileHandler(pdfToImageRoute, async (request) => {
   const format = request.body.outputFormat === 'jpeg' ? 'jpg' : request.body.outputFormat;
   // Malformed page ranges are refused before anything is downloaded.
   const pages = request.body.pages === undefined ? undefined : parseRangeSpec(request.body.pages, 'pages');
-  const source = await downloadPdf(sourceUrl, request);
+  const source = await downloadPdf(sourceUrl, request, request.body.password);
   const result = await rasterizePdf(source.path, {
     format,
     dpi,

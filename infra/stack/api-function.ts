@@ -12,6 +12,9 @@ export const unzippedLimitBytes = 250 * 1024 * 1024;
 /** Where the ffmpeg layer's binaries appear in the function's file system. */
 export const layerBinaries = { FFMPEG_PATH: '/opt/bin/ffmpeg', FFPROBE_PATH: '/opt/bin/ffprobe' } as const;
 
+/** Where the qpdf layer's binary appears. */
+export const qpdfBinary = { QPDF_PATH: '/opt/bin/qpdf' } as const;
+
 export interface NativeLayer {
   version: lambda.ILayerVersion;
   sizeBytes: number;
@@ -71,6 +74,7 @@ export class ApiFunction extends lambda.Function {
         ...allocatorEnvironment,
         ...(bundle.layers.includes('ffmpeg') ? layerBinaries : {}),
         ...(bundle.layers.includes('fonts') ? { FONTCONFIG_FILE: browserEnvironment.FONTCONFIG_FILE } : {}),
+        ...(bundle.layers.includes('qpdf') ? qpdfBinary : {}),
         ...(bundle.layers.includes('chromium') ? browserEnvironment : {}),
         ...props.environment,
       },

@@ -4,7 +4,7 @@ import { build, type Metafile, type Plugin } from 'esbuild';
 import { copyPackages, directorySize } from '../../layers/copy-packages.ts';
 import { type BrowserLayerName, browserLayerNames, browserMarker } from './browser-layer.ts';
 
-export type LayerName = 'sharp' | 'ffmpeg' | BrowserLayerName;
+export type LayerName = 'sharp' | 'ffmpeg' | 'qpdf' | BrowserLayerName;
 
 /**
  * Packages that cannot be inlined into a bundle, and where a function finds them at run time.
@@ -28,11 +28,20 @@ export const unbundled: Record<string, { from: 'layer'; layer: LayerName } | { f
 /** The unbundled packages copied into the function's own folder. */
 const shippedWithFunction = Object.keys(unbundled).filter((pkg) => unbundled[pkg]?.from === 'function');
 
-/** A bundle that contains this module runs ffmpeg, so it gets the ffmpeg layer and its paths. */
-const ffmpegMarker = 'shared/media/binaries.ts';
-
-/** A bundle that contains this module renders text with libvips, so it gets the fonts layer. */
-const fontsMarker = 'shared/image/fonts.ts';
+/**
+ * Modules that give a bundle layers: a bundle that contains one gets its layers (and, by
+ * api-function.ts, the environment that points to them).
+ */
+const layerMarkers: ReadonlyArray<{ module: string; layers: readonly LayerName[] }> = [
+  // Runs ffmpeg and ffprobe.
+  { module: 'shared/media/binaries.ts', layers: ['ffmpeg'] },
+  // Renders text with libvips.
+  { module: 'shared/image/fonts.ts', layers: ['fonts'] },
+  // Runs qpdf (a PDF route given a password, protect, unlock).
+  { module: 'shared/pdf/qpdf.ts', layers: ['qpdf'] },
+  // Drives the browser.
+  { module: browserMarker, layers: browserLayerNames },
+];
 
 export interface FunctionBundle {
   /** Folder under functions/ and the route table's `function` value. */
@@ -207,9 +216,9 @@ export async function bundleEntries(
       if (where.from === 'layer') layers.add(where.layer);
       else ownPackages.push(pkg);
     }
-    if (endsWith(inputs, ffmpegMarker)) layers.add('ffmpeg');
-    if (endsWith(inputs, fontsMarker)) layers.add('fonts');
-    if (endsWith(inputs, browserMarker)) for (const layer of browserLayerNames) layers.add(layer);
+    for (const marker of layerMarkers) {
+      if (endsWith(inputs, marker.module)) for (const layer of marker.layers) layers.add(layer);
+    }
     if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
     return { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) };
   });

@@ -259,6 +259,7 @@ export class FileConversionStack extends Stack {
     const descriptions: Record<LayerName, string> = {
       sharp: 'sharp and libvips for linux-x64, under nodejs/node_modules',
       ffmpeg: 'Static ffmpeg and ffprobe for linux-x64, under bin/',
+      qpdf: 'Static qpdf for linux-x64, under bin/',
       ...browserLayerDescriptions,
     };
     const layerOf = (name: LayerName): NativeLayer => {
@@ -284,6 +285,7 @@ export class FileConversionStack extends Stack {
     return {
       sharp: layerOf('sharp'),
       ffmpeg: layerOf('ffmpeg'),
+      qpdf: layerOf('qpdf'),
       chromium: layerOf('chromium'),
       fonts: layerOf('fonts'),
     };

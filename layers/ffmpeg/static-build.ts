@@ -3,7 +3,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { installedDebianVersion, newestDebianVersion, unpackedSource } from './debian-source.ts';
+import {
+  ensureBuildPackages,
+  installedDebianVersion,
+  newestDebianVersion,
+  unpackedSource,
+} from '../debian-source.ts';
 
 /**
  * A static ffmpeg and ffprobe compiled from Debian 12's ffmpeg source package, linked against the
@@ -184,33 +189,6 @@ export function buildInputs(debianVersion: string): Record<string, string> {
   return { debianSource: `ffmpeg ${debianVersion}`, configure: flags };
 }
 
-const missingPackages = () =>
-  buildPackages.filter((name) => {
-    try {
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format fields
-      const status = execFileSync('dpkg-query', ['-W', '-f', '${db:Status-Status}', name], {
-        encoding: 'utf8',
-      });
-      return status !== 'installed';
-    } catch {
-      return true;
-    }
-  });
-
-/** Installs what the build needs from Debian's packages, as root; otherwise names the command. */
-function ensureBuildPackages(): void {
-  const missing = missingPackages();
-  if (missing.length === 0) return;
-  const command = ['apt-get', 'install', '-y', '--no-install-recommends', ...missing];
-  if (process.getuid?.() !== 0) {
-    throw new Error(`The ffmpeg build needs Debian packages: sudo ${command.join(' ')}`);
-  }
-  execFileSync(command[0] ?? 'apt-get', ['-o', 'DPkg::Lock::Timeout=300', '-q', ...command.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
-}
-
 export interface StaticBuild {
   /** Folder holding `ffmpeg` and `ffprobe`. */
   bin: string;
@@ -224,7 +202,7 @@ export interface StaticBuild {
  * the newest in Debian 12 and its security updates.
  */
 export const targetDebianVersion = (aptDir: string) =>
-  installedDebianVersion() ?? newestDebianVersion(aptDir);
+  installedDebianVersion('ffmpeg') ?? newestDebianVersion('ffmpeg', aptDir);
 
 /**
  * Builds (or finds, built before from the same inputs) the static binaries under `cacheRoot`.
@@ -241,10 +219,10 @@ export function staticFfmpeg(cacheRoot: string, debianVersion?: string): StaticB
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === JSON.stringify(inputs)) {
     return { bin, debianVersion: version, inputs };
   }
-  ensureBuildPackages();
+  ensureBuildPackages('ffmpeg', buildPackages);
   // The index is refreshed before every download: Debian keeps only the newest files of a release.
-  newestDebianVersion(work);
-  const source = unpackedSource(work, dir, version);
+  newestDebianVersion('ffmpeg', work);
+  const source = unpackedSource('ffmpeg', work, dir, version);
   const quiet = { cwd: source, stdio: ['ignore', 'ignore', 'inherit'] as ('ignore' | 'inherit')[] };
   execFileSync('./configure', [`--prefix=${dir}`, ...configureFlags], quiet);
   execFileSync('make', [`-j${availableParallelism()}`, 'ffmpeg', 'ffprobe'], quiet);

@@ -7,6 +7,7 @@
  *   npm run bench -- --quick           # fewer runs, shorter clips: a few minutes
  *   npm run bench -- --only images,text --runs 7 --json results.json
  *   npm run bench -- --only pdf-bytes      # one section: compress vs Ghostscript, merge vs qpdf
+ *   npm run bench -- --only pdf-crypt      # protect and unlock vs qpdf
  *
  * Inputs are generated into a temporary folder and deleted at the end. Not part of `npm test`.
  */
@@ -26,6 +27,7 @@ import { benchMemory } from './memory.ts';
 import { benchMemoryOps } from './memory-ops.ts';
 import { benchPdf } from './pdf.ts';
 import { benchPdfBytes } from './pdf-bytes.ts';
+import { benchPdfCrypt } from './pdf-crypt.ts';
 import { type Budget, renderBudgets, renderSection, type SectionResult } from './report.ts';
 import { closeClient, startService, startSourceServer } from './service.ts';
 import { describeMachine, loadNote } from './system.ts';
@@ -37,6 +39,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   'image-tools': benchImageTools,
   pdf: benchPdf,
   'pdf-bytes': benchPdfBytes,
+  'pdf-crypt': benchPdfCrypt,
   media: benchMedia,
   documents: benchDocuments,
   text: benchText,

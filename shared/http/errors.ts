@@ -14,6 +14,7 @@ export const errorStatus = {
   unsupported_output_format: 400,
   invalid_source_file: 400,
   encrypted_pdf: 400,
+  invalid_password: 400,
   invalid_range: 400,
   no_audio_stream: 400,
   no_video_stream: 400,

@@ -48,8 +48,12 @@ export const errorMeanings: Readonly<Record<ErrorCode, { meaning: string; messag
     message: 'The source file is damaged or cannot be decoded.',
   },
   encrypted_pdf: {
-    meaning: 'The PDF is encrypted and its content cannot be read.',
+    meaning: 'The PDF is encrypted and its content cannot be read: send its `password`.',
     message: 'The PDF is encrypted.',
+  },
+  invalid_password: {
+    meaning: 'The `password` sent is neither the user nor the owner password of the encrypted PDF.',
+    message: 'The password is wrong: it is neither the user nor the owner password of this PDF.',
   },
   invalid_range: {
     meaning: 'A page range is malformed or lies outside the document.',
@@ -110,7 +114,7 @@ export const errorMeanings: Readonly<Record<ErrorCode, { meaning: string; messag
   },
   engine_unavailable: {
     meaning:
-      'An engine the route needs (ffmpeg, Chromium, LibreOffice) is missing or broken on this server; the message names it, and GET /status shows it as unavailable.',
+      'An engine the route needs (ffmpeg, qpdf, Chromium, LibreOffice) is missing or broken on this server; the message names it, and GET /status shows it as unavailable.',
     message:
       'LibreOffice is not available on this server, so this route cannot run now; GET /status lists the engines.',
   },

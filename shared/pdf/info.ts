@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { PDFDict, PDFHexString, PDFName, PDFNumber, type PDFPage, PDFString } from 'pdf-lib';
+import type { SourceEncryption } from '#shared/pdf/decrypt.ts';
 import { maxListedPageSizes } from '#shared/pdf/limits.ts';
 import { type OpenedPdf, openPdf } from '#shared/pdf/open.ts';
 import { visibleBox } from '#shared/pdf/page-box.ts';
 import { readWithPdfium } from '#shared/pdf/pdfium-info.ts';
+import { type Permissions, readPermissions } from '#shared/pdf/permissions.ts';
 
 export interface PdfInfo {
   /** Null only for a file that needs a user password and whose page tree is encrypted too. */
@@ -17,6 +19,8 @@ export interface PdfInfo {
   /** Points, as displayed (crop box, rotation applied), for the first 100 pages. */
   pageSizes: Array<{ width: number; height: number }>;
   sizeBytes: number;
+  /** For an encrypted file, what it allows; null otherwise. */
+  permissions: Permissions | null;
 }
 
 const maxTextLength = 1000;
@@ -49,12 +53,32 @@ export function displayedSize(page: PDFPage): { width: number; height: number } 
 }
 
 /**
+ * The permissions of an encrypted file from its /Encrypt dictionary, which is never itself
+ * encrypted: /R and /P are read without a password. Null when /P is missing or no integer.
+ */
+function permissionsOf(opened: OpenedPdf): Permissions | null {
+  const { context } = opened.doc;
+  const encrypt = context.lookup(context.trailerInfo.Encrypt);
+  if (!(encrypt instanceof PDFDict)) return null;
+  const p = encrypt.lookup(PDFName.of('P'));
+  const r = encrypt.lookup(PDFName.of('R'));
+  if (!(p instanceof PDFNumber) || !Number.isInteger(p.asNumber())) return null;
+  return readPermissions(r instanceof PDFNumber ? r.asNumber() : 2, p.asNumber());
+}
+
+/**
  * Facts about a PDF without reading its content streams. Encrypted files are reported, not
  * refused: pdf-lib cannot decrypt, so pdfium reads what a viewer shows without a password (a file
  * protected by permissions only: its pages, sizes and information); a file that needs a user
- * password keeps what pdf-lib reads of its structure, and null information strings.
+ * password keeps what pdf-lib reads of its structure, and null information strings. A file that
+ * was decrypted with its password (`decryptedFrom`: how it was encrypted) is read as any other, and
+ * reported as encrypted, with the permissions it had.
  */
-export async function readPdfInfo(path: string, sizeBytes: number): Promise<PdfInfo> {
+export async function readPdfInfo(
+  path: string,
+  sizeBytes: number,
+  decryptedFrom?: SourceEncryption,
+): Promise<PdfInfo> {
   const bytes = await readFile(path);
   const opened = await openPdf(bytes, { allowEncrypted: true, maxPages: undefined });
   const decrypted = opened.encrypted ? await readWithPdfium(bytes, maxListedPageSizes) : undefined;
@@ -66,7 +90,7 @@ export async function readPdfInfo(path: string, sizeBytes: number): Promise<PdfI
       : (decrypted?.pageSizes ?? []);
   return {
     pages: opened.pageCount ?? decrypted?.pages ?? null,
-    encrypted: opened.encrypted,
+    encrypted: opened.encrypted || decryptedFrom !== undefined,
     pdfVersion: opened.version,
     title: text('Title'),
     author: text('Author'),
@@ -74,5 +98,6 @@ export async function readPdfInfo(path: string, sizeBytes: number): Promise<PdfI
     producer: text('Producer'),
     pageSizes,
     sizeBytes,
+    permissions: decryptedFrom?.permissions ?? (opened.encrypted ? permissionsOf(opened) : null),
   };
 }

@@ -88,7 +88,12 @@ export function discardPdfiumAfter(error: unknown): void {
   }
 }
 
-/** Whether pdfium opens the file at all (no page is read): the reference for lenient parsing. */
+/**
+ * Whether pdfium opens the file at all (no page is read): the reference for lenient parsing. A file
+ * it finds encrypted and cannot open without a password counts as read: its structure was sound
+ * enough to find the security handler, and the objects pdf-lib cannot parse are the encrypted
+ * object streams.
+ */
 export async function pdfiumReads(bytes: Uint8Array): Promise<boolean> {
   let library: PDFiumLibrary;
   try {
@@ -101,6 +106,6 @@ export async function pdfiumReads(bytes: Uint8Array): Promise<boolean> {
     return true;
   } catch (error) {
     discardPdfiumAfter(error);
-    return false;
+    return error instanceof Error && /^Password required or incorrect password$/.test(error.message);
   }
 }

@@ -7,11 +7,32 @@ import {
   rasterFormats,
   rotationAngles,
 } from '#shared/pdf/limits.ts';
+import { permissionNames } from '#shared/pdf/permissions.ts';
 import { httpUrlField } from '#shared/source/url-schema.ts';
 import { tiers } from '#shared/tiers.ts';
 
 const url = httpUrlField();
 const sourceUrl = url.describe('An absolute http(s) URL of the PDF; the format is read from its bytes.');
+
+/**
+ * A PDF password: PDF 2.0 (AES-256) reads the first 127 bytes of its UTF-8 form, so a longer one
+ * would be cut silently; qpdf takes it as one line, so it holds no line break (nor NUL).
+ */
+export const pdfPassword = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(127)
+    .regex(/^[^\0\r\n]+$/, 'must not contain a line break or NUL')
+    .refine((text) => Buffer.byteLength(text, 'utf8') <= 127, 'must be at most 127 bytes in UTF-8')
+    .describe(`${what} At most 127 bytes in UTF-8, no line break.`);
+
+/** The `password` every PDF route takes for an encrypted source. */
+const password = pdfPassword(
+  'The password of an encrypted source, its user or its owner password: the source is decrypted with it and then ' +
+    'read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. ' +
+    'Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted.',
+).optional();
 
 /** The schema admits the largest batch of any tier; the caller's own tier is checked in the handler. */
 const batch = (min: number, what: string) =>
@@ -34,17 +55,27 @@ const rangeText = (what: string) =>
         '"7-" runs to the last page.',
     );
 
-export const pdfMergeBody = z.strictObject({ sources: batch(2, 'URLs of the PDFs to merge') });
+export const pdfMergeBody = z.strictObject({
+  sources: batch(2, 'URLs of the PDFs to merge'),
+  password: pdfPassword(
+    'One password for the encrypted sources: each encrypted source is decrypted with it (its user or its owner ' +
+      'password; a source it does not open answers 400 `invalid_password`, naming the source by its place), ' +
+      'sources that are not encrypted are read as they are. Without it an encrypted source answers 400 ' +
+      '`encrypted_pdf`. The merged PDF is not encrypted.',
+  ).optional(),
+});
 export type PdfMergeBody = z.infer<typeof pdfMergeBody>;
 
 export const pdfSplitBody = z.strictObject({
   sourceUrl,
+  password,
   ranges: rangeText('The documents to cut out, one per range,').optional(),
 });
 export type PdfSplitBody = z.infer<typeof pdfSplitBody>;
 
 export const pdfCompressBody = z.strictObject({
   sourceUrl,
+  password,
   level: z
     .enum(compressionLevels)
     .default('medium')
@@ -59,6 +90,7 @@ export const dpiRange = { min: 36, max: 300 } as const;
 
 export const pdfToImageBody = z.strictObject({
   sourceUrl,
+  password,
   outputFormat: z
     .enum([...rasterFormats, 'jpeg'])
     .default('png')
@@ -92,7 +124,7 @@ export const imageToPdfBody = z.strictObject({
 });
 export type ImageToPdfBody = z.infer<typeof imageToPdfBody>;
 
-export const pdfInfoBody = z.strictObject({ sourceUrl });
+export const pdfInfoBody = z.strictObject({ sourceUrl, password });
 export type PdfInfoBody = z.infer<typeof pdfInfoBody>;
 
 const text = (what: string) =>
@@ -119,11 +151,26 @@ export const pdfInfoResult = z.object({
         `${maxListedPageSizes} pages.`,
     ),
   sizeBytes: z.number().int().describe('The size of the source file.'),
+  permissions: z
+    .object(
+      Object.fromEntries(permissionNames.map((name) => [name, z.boolean()])) as Record<
+        (typeof permissionNames)[number],
+        z.ZodBoolean
+      >,
+    )
+    .nullable()
+    .describe(
+      'For an encrypted file, what it allows a reader who opens it with the user password, from its /P entry ' +
+        '(read without a password): `print` (bit 3), `modify` its content (bit 4), `copy` text and graphics ' +
+        '(bit 5), `annotate` (bit 6), `fillForms` (bit 9 from revision 3, bit 6 before). The owner password ' +
+        'allows everything. null when the file is not encrypted.',
+    ),
 });
 export type PdfInfoResult = z.infer<typeof pdfInfoResult>;
 
 export const pdfRotateBody = z.strictObject({
   sourceUrl,
+  password,
   angle: z
     .union(rotationAngles.map((angle) => z.literal(angle)))
     .describe('Degrees clockwise, added to each page’s own rotation: 90, 180 or 270.'),
@@ -133,6 +180,7 @@ export type PdfRotateBody = z.infer<typeof pdfRotateBody>;
 
 export const pdfOrganizeBody = z.strictObject({
   sourceUrl,
+  password,
   pages: rangeText(
     'The pages of the new document, in their new order; a page may be named more than once, pages not named are left out,',
   ),
@@ -141,6 +189,7 @@ export type PdfOrganizeBody = z.infer<typeof pdfOrganizeBody>;
 
 export const pdfToTextBody = z.strictObject({
   sourceUrl,
+  password,
   pages: rangeText('The pages to read (default all; each page once, in page order)').optional(),
   layout: z
     .boolean()
@@ -175,6 +224,7 @@ const infoDate = (what: string) =>
 
 export const pdfMetadataBody = z.strictObject({
   sourceUrl,
+  password,
   title: infoText('The title'),
   author: infoText('The author'),
   subject: infoText('The subject'),
@@ -190,3 +240,40 @@ export const pdfMetadataBody = z.strictObject({
   modDate: infoDate('When the document was last changed'),
 });
 export type PdfMetadataBody = z.infer<typeof pdfMetadataBody>;
+
+const permission = (what: string) => z.boolean().default(true).describe(`${what} (default true).`);
+
+export const pdfProtectBody = z.strictObject({
+  sourceUrl,
+  password,
+  ownerPassword: pdfPassword(
+    'The owner password: opening the file with it gives every right, whatever `permissions` says.',
+  ),
+  userPassword: pdfPassword(
+    'The user password: when given, the file opens only with it (or the owner password); without it, the file ' +
+      'opens without a password, under `permissions`.',
+  ).optional(),
+  permissions: z
+    .strictObject({
+      print: permission('Printing, at full resolution'),
+      copy: permission(
+        'Copying text and graphics (extraction for accessibility stays allowed, as PDF 2.0 requires)',
+      ),
+      modify: permission('Changing the content, and inserting, deleting and turning pages'),
+      annotate: permission('Adding and changing comments (annotations)'),
+      fillForms: permission('Filling in form fields'),
+    })
+    .default({ print: true, copy: true, modify: true, annotate: true, fillForms: true })
+    .describe(
+      'What a reader who opens the file without the owner password may do; each is allowed unless set to false.',
+    ),
+});
+export type PdfProtectBody = z.infer<typeof pdfProtectBody>;
+
+export const pdfUnlockBody = z.strictObject({
+  sourceUrl,
+  password: pdfPassword(
+    'The user or the owner password of the encrypted source; a wrong one answers 400 `invalid_password`.',
+  ),
+});
+export type PdfUnlockBody = z.infer<typeof pdfUnlockBody>;

@@ -1,4 +1,6 @@
+import { basename } from 'node:path';
 import { ApiError, isApiError } from '#shared/errors.ts';
+import { decryptPdf, type SourceEncryption } from '#shared/pdf/decrypt.ts';
 import { downloadSource, type Source } from '#shared/source/download.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
 import type { SourceRequest } from '#shared/source/request.ts';
@@ -24,9 +26,40 @@ export function checkBatchSize(count: number, tier: TierName, limits: TierLimits
   );
 }
 
-/** Downloads the one PDF of a request under the contract's download rules. */
-export function downloadPdf(url: string, request: SourceRequest): Promise<Source> {
-  return downloadSource(url, {
+/** A downloaded PDF, ready to be read: decrypted when it was encrypted and a password was given. */
+export interface PdfSource extends Source {
+  /** How the source was encrypted, when it was and was decrypted; `path` is then the decrypted copy. */
+  encryption?: SourceEncryption;
+}
+
+/**
+ * The one place where an encrypted source is opened with its password: with `password`, an
+ * encrypted PDF is decrypted by qpdf into the workspace (a wrong password is 400 invalid_password),
+ * and every reader after this reads the copy as it reads any PDF. Without a password, or for a PDF
+ * that is not encrypted, the source stays as it is (and an encrypted one is refused where it is
+ * opened, 400 encrypted_pdf).
+ */
+export async function readableSource(
+  source: Source,
+  password: string | undefined,
+  request: SourceRequest,
+): Promise<PdfSource> {
+  if (password === undefined) return source;
+  const decrypted = await request.workspace.file(`${basename(source.path)}-decrypted.pdf`);
+  const encryption = await decryptPdf(source.path, decrypted, password, {
+    deadline: request.deadline,
+    signal: request.signal,
+  });
+  return encryption ? { ...source, path: decrypted, encryption } : source;
+}
+
+/** Downloads the one PDF of a request under the contract's download rules, decrypted with `password`. */
+export async function downloadPdf(
+  url: string,
+  request: SourceRequest,
+  password?: string | undefined,
+): Promise<PdfSource> {
+  const source = await downloadSource(url, {
     workspace: request.workspace,
     maxBytes: request.limits.maxSourceBytes,
     tier: request.caller.tier,
@@ -35,6 +68,25 @@ export function downloadPdf(url: string, request: SourceRequest): Promise<Source
     deadline: request.deadline,
     fileName: 'source-0',
   });
+  return readableSource(source, password, request);
+}
+
+/** Downloads the PDFs of a batch (downloadBatch), each encrypted one decrypted with `password`. */
+export async function downloadPdfBatch(
+  urls: readonly string[],
+  request: SourceRequest,
+  password?: string | undefined,
+): Promise<PdfSource[]> {
+  const sources = await downloadBatch(urls, ['pdf'], request);
+  const readable: PdfSource[] = [];
+  for (const [index, source] of sources.entries()) {
+    try {
+      readable.push(await readableSource(source, password, request));
+    } catch (error) {
+      throw inField(`sources.${index}`, error);
+    }
+  }
+  return readable;
 }
 
 /** Downloads running at once: enough to hide latency, few enough to be kind to the sources. */

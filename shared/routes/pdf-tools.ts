@@ -2,9 +2,11 @@ import { maxTextCharacters, PDF_TYPE, pdfLimits } from '#shared/pdf/limits.ts';
 import {
   pdfMetadataBody,
   pdfOrganizeBody,
+  pdfProtectBody,
   pdfRotateBody,
   pdfToTextBody,
   pdfToTextResult,
+  pdfUnlockBody,
 } from '#shared/pdf/schemas.ts';
 import { activeContentRule, rangeRules, readRules, samplePdf } from '#shared/routes/pdf.ts';
 import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
@@ -30,7 +32,7 @@ export const pdfRotateRoute = defineRoute({
   body: pdfRotateBody,
   produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf, angle: 90, pages: '1-3' },
-  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range'],
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'invalid_range'],
 });
 
 export const pdfOrganizeRoute = defineRoute({
@@ -55,7 +57,7 @@ export const pdfOrganizeRoute = defineRoute({
   body: pdfOrganizeBody,
   produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf, pages: '3,1-2,2,5-' },
-  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range'],
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'invalid_range'],
 });
 
 export const pdfMetadataRoute = defineRoute({
@@ -88,7 +90,7 @@ export const pdfMetadataRoute = defineRoute({
     creationDate: '2009-06-15T09:00:00Z',
     producer: null,
   },
-  errors: [...sourceErrors, 'encrypted_pdf'],
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password'],
 });
 
 export const pdfToTextRoute = defineRoute({
@@ -116,7 +118,63 @@ export const pdfToTextRoute = defineRoute({
   body: pdfToTextBody,
   response: pdfToTextResult,
   example: { sourceUrl: samplePdf, pages: '1-2', layout: true },
-  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range', 'validation_failed'],
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'invalid_range', 'validation_failed'],
+});
+
+export const pdfProtectRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-protect',
+  function: 'pdf-protect',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Encrypt a PDF with AES-256: owner and user passwords, permissions',
+  description:
+    `${readRules} The document is written as every output is (active content removed, below), then ` +
+    'encrypted by qpdf with AES-256 (PDF 2.0, security handler revision 6). `ownerPassword` opens it with ' +
+    'every right. Without `userPassword` the file opens without a ' +
+    'password, and viewers hold the reader to `permissions`; with it, the file opens only with one of the two ' +
+    'passwords. Each permission is allowed unless set to false: `print` (at full resolution), `copy` (text and ' +
+    'graphics; extraction for accessibility stays allowed, as PDF 2.0 requires), `modify` (the content, and ' +
+    'inserting, deleting or turning pages), `annotate`, `fillForms`. Permissions are honoured by viewers, not ' +
+    'enforced by the cipher: a file that opens without a password can be read in full. The file is named ' +
+    `\`<name>.pdf\`. ${activeContentRule}`,
+  body: pdfProtectBody,
+  produces: [PDF_TYPE],
+  example: {
+    sourceUrl: samplePdf,
+    ownerPassword: 'owner-secret',
+    userPassword: 'reader',
+    permissions: { copy: false, modify: false },
+  },
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password'],
+});
+
+export const pdfUnlockRoute = defineRoute({
+  method: 'POST',
+  path: '/pdf-unlock',
+  function: 'pdf-unlock',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  summary: 'Remove the encryption of a PDF, given its user or owner password',
+  description:
+    `${readRules.replace(/ Encrypted \(.*$/, '')} The source is decrypted by qpdf with \`password\`, its user or ` +
+    'its owner password, whatever its encryption: RC4 (40 to 128 bit), AES-128 or AES-256 (security handler ' +
+    'revisions 2 to 6); a wrong password answers 400 `invalid_password`, a security handler other than the ' +
+    'standard one 400 `encrypted_pdf`. The PDF comes back without encryption or restrictions, pages and ' +
+    'document information as they were; a source that was not encrypted comes back as it is. The file is ' +
+    `named \`<name>.pdf\`. ${activeContentRule}`,
+  body: pdfUnlockBody,
+  produces: [PDF_TYPE],
+  example: { sourceUrl: samplePdf, password: 'reader' },
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password'],
 });
 
 export const pdfToolRoutes: RouteSpec[] = [
@@ -124,4 +182,6 @@ export const pdfToolRoutes: RouteSpec[] = [
   pdfOrganizeRoute,
   pdfMetadataRoute,
   pdfToTextRoute,
+  pdfProtectRoute,
+  pdfUnlockRoute,
 ];

@@ -40,7 +40,9 @@ export const readRules =
   '(corners put in order; else the CropBox, a parent’s box, US Letter). Files ' +
   `cut inside their objects or before their trailer, more than ${pdfLimits.maxPages} pages or more than ` +
   `${pdfLimits.maxParsedObjects / 1e6} million objects answer 400 \`invalid_source_file\` within a bounded ` +
-  'time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` ' +
+  'time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` ' +
+  'is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) ' +
+  'and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` ' +
   'that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf).';
 
 const batchRules =
@@ -85,7 +87,7 @@ export const pdfMergeRoute = defineRoute({
   body: pdfMergeBody,
   produces: [PDF_TYPE],
   example: { sources: [samplePdf, sampleOnePage] },
-  errors: [...sourceErrors, 'encrypted_pdf', 'validation_failed'],
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'validation_failed'],
 });
 
 export const pdfSplitRoute = defineRoute({
@@ -108,7 +110,7 @@ export const pdfSplitRoute = defineRoute({
   body: pdfSplitBody,
   produces: [PDF_TYPE, ZIP_TYPE],
   example: { sourceUrl: samplePdf, ranges: '1-3,5,7-' },
-  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range'],
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'invalid_range'],
 });
 
 export const pdfCompressRoute = defineRoute({
@@ -141,7 +143,7 @@ export const pdfCompressRoute = defineRoute({
   body: pdfCompressBody,
   produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf, level: 'high' },
-  errors: [...sourceErrors, 'encrypted_pdf'],
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password'],
 });
 
 export const pdfToImageRoute = defineRoute({
@@ -174,7 +176,7 @@ export const pdfToImageRoute = defineRoute({
   body: pdfToImageBody,
   produces: [...Object.values(rasterTypes), ZIP_TYPE],
   example: { sourceUrl: samplePdf, outputFormat: 'webp', dpi: 100, pages: '1-2' },
-  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_range', 'validation_failed'],
+  errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'invalid_range', 'validation_failed'],
 });
 
 export const imageToPdfRoute = defineRoute({
@@ -218,13 +220,16 @@ export const pdfInfoRoute = defineRoute({
     `the page limit does not apply. Encrypted files are described, not refused: \`encrypted\` is true; a ` +
     'file that opens without a password (permission protection only) is read as viewers read it, its pages, ' +
     'page sizes and information included; of a file that needs a user password the information strings are ' +
-    'null, and pages is null when its page tree is encrypted too. pageSizes lists the first ' +
+    'null, and pages is null when its page tree is encrypted too. With `password` (the user or the owner ' +
+    'password) an encrypted file is decrypted by qpdf and described in full, `encrypted` still true; a wrong ' +
+    'one answers 400 `invalid_password`. `permissions` says what an encrypted file allows (read from its ' +
+    '`/Encrypt` dictionary, with or without a password); null for a file that is not encrypted. pageSizes lists the first ' +
     `${maxListedPageSizes} pages as displayed (the ` +
     'CropBox clipped to the MediaBox, rotation applied).',
   body: pdfInfoBody,
   response: pdfInfoResult,
   example: { sourceUrl: samplePdf },
-  errors: sourceErrors,
+  errors: [...sourceErrors, 'invalid_password'],
 });
 
 export const pdfRoutes: RouteSpec[] = [

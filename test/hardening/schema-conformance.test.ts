@@ -201,8 +201,9 @@ const CALL_MS = 120_000;
 function admittedBodies(ajv: Ajv2020, operation: Operation, sources: Record<string, string>, count: number) {
   const valid = ajv.compile(operation.body!);
   const candidates = fc.sample(arbitraryOf(operation.body!, '', sources), {
-    // Most random bodies miss a pattern somewhere (dates, colours, ranges): draw plenty, cheaply.
-    numRuns: Math.max(count * 20, 200),
+    // Most random bodies miss a pattern somewhere (dates, colours, ranges, a password's line
+    // breaks): draw plenty, cheaply.
+    numRuns: Math.max(count * 40, 2000),
     seed: fuzzSeed,
   });
   return candidates.filter((candidate) => valid(candidate)).slice(0, count);

@@ -8,7 +8,7 @@ import { errorStatus } from '#shared/http/errors.ts';
 import { JOB_START_WINDOW_MS } from '#shared/jobs/record.ts';
 import { type RouteSpec, routes } from '#shared/routes.ts';
 import { tierNames, tiers } from '#shared/tiers.ts';
-import { layerBinaries } from '../../infra/stack/api-function.ts';
+import { layerBinaries, qpdfBinary } from '../../infra/stack/api-function.ts';
 import { bundleFunctions } from '../../infra/stack/bundle.ts';
 import { freeTierRateLimitedBody, quotaFreePathPattern } from '../../infra/stack/free-tier-waf.ts';
 import { FileConversionStack } from '../../infra/stack/stack.ts';
@@ -179,6 +179,7 @@ describe('functions, one per function of the route table', () => {
     const layerIds = {
       sharp: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('SharpLayer'))![0],
       ffmpeg: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('FfmpegLayer'))![0],
+      qpdf: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('QpdfLayer'))![0],
       chromium: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('ChromiumLayer'))![0],
       fonts: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('FontsLayer'))![0],
     };
@@ -192,7 +193,13 @@ describe('functions, one per function of the route table', () => {
       const env = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       if (bundle.layers.includes('ffmpeg')) expect(env).toMatchObject(layerBinaries);
       else expect(env.FFMPEG_PATH).toBeUndefined();
+      if (bundle.layers.includes('qpdf')) expect(env).toMatchObject(qpdfBinary);
+      else expect(env.QPDF_PATH).toBeUndefined();
     }
+    for (const path of ['/pdf-protect', '/pdf-unlock', '/pdf-info'])
+      expect(synth.bundles.get(routes.find((route) => route.path === path)!.function)!.layers).toContain(
+        'qpdf',
+      );
     const mediaFileRoutes = fileRoutes.filter((route) => route.tag === 'Media');
     for (const route of mediaFileRoutes)
       expect(synth.bundles.get(route.function)!.layers).toContain('ffmpeg');
@@ -200,7 +207,7 @@ describe('functions, one per function of the route table', () => {
 
   it('builds the layers for x86_64 and Node.js 24', () => {
     const layers = ofType('AWS::Lambda::LayerVersion');
-    expect(layers).toHaveLength(4);
+    expect(layers).toHaveLength(5);
     for (const [, layer] of layers) {
       expect(layer.Properties).toMatchObject({
         CompatibleArchitectures: ['x86_64'],

@@ -13,6 +13,7 @@ import {
 } from '../../infra/stack/stack.ts';
 import { buildFfmpegLayer } from '../../layers/ffmpeg/build.ts';
 import { type BuiltLayer, projectRoot } from '../../layers/layer.ts';
+import { buildQpdfLayer } from '../../layers/qpdf/build.ts';
 import { buildSharpLayer } from '../../layers/sharp/build.ts';
 
 export type Resource = { Type: string; Properties: Record<string, unknown> & { [key: string]: unknown } };
@@ -55,7 +56,12 @@ export type SynthOptions = Partial<
 
 export async function synthesize(options: SynthOptions = {}): Promise<Synthesized> {
   const scratch = mkdtempSync(join(tmpdir(), 'infra-synth-'));
-  const layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer(), ...buildBrowserLayers() };
+  const layers = {
+    sharp: buildSharpLayer(),
+    ffmpeg: buildFfmpegLayer(),
+    qpdf: buildQpdfLayer(),
+    ...buildBrowserLayers(),
+  };
   const bundles = await bundleFunctions({
     rootDir: projectRoot,
     outDir: join(scratch, 'functions'),

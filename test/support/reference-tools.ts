@@ -6,3 +6,10 @@
  */
 export const referenceFfmpeg = '/usr/bin/ffmpeg';
 export const referenceFfprobe = '/usr/bin/ffprobe';
+
+/**
+ * Debian's own qpdf: it makes the encrypted fixtures and reads the service's answers back
+ * (`--show-encryption`, `--requires-password`). The service runs the qpdf layer's static build
+ * (QPDF_PATH in vitest.config.ts), compiled from the same source package.
+ */
+export const referenceQpdf = '/usr/bin/qpdf';
