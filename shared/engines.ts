@@ -18,6 +18,11 @@ export const externalEngines = {
     routes: 'HTML, web page and Markdown routes',
     howToGet: 'npm run layer:chromium unpacks the packed Chromium; or set CHROMIUM_EXECUTABLE',
   },
+  fonts: {
+    label: 'The fonts layer',
+    routes: 'PDF routes that draw text (/pdf-watermark, /pdf-page-numbers, /pdf-form-fill, /pdf-flatten)',
+    howToGet: 'npm run layer:fonts builds it; or set PDF_FONTS_DIR to a folder holding its files',
+  },
   libreoffice: {
     label: 'LibreOffice',
     routes: '/office-to-pdf',

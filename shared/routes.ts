@@ -5,6 +5,7 @@ import { jobsRoutes } from '#shared/routes/jobs.ts';
 import { mediaRoutes } from '#shared/routes/media.ts';
 import { officeRoutes } from '#shared/routes/office.ts';
 import { pdfRoutes } from '#shared/routes/pdf.ts';
+import { pdfDrawRoutes } from '#shared/routes/pdf-draw.ts';
 import { pdfToolRoutes } from '#shared/routes/pdf-tools.ts';
 import { systemRoutes } from '#shared/routes/system.ts';
 import { textRoutes } from '#shared/routes/text.ts';
@@ -18,6 +19,7 @@ export const routes: readonly RouteSpec[] = [
   ...imageRoutes,
   ...pdfRoutes,
   ...pdfToolRoutes,
+  ...pdfDrawRoutes,
   ...documentRoutes,
   ...officeRoutes,
   ...mediaRoutes,

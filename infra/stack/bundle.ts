@@ -29,6 +29,12 @@ const shippedWithFunction = Object.keys(unbundled).filter((pkg) => unbundled[pkg
 /** A bundle that contains this module runs ffmpeg, so it gets the ffmpeg layer and its paths. */
 const ffmpegMarker = 'shared/media/binaries.ts';
 
+/**
+ * A bundle that contains this module draws text on PDF pages: it gets the fonts layer, and the
+ * harfbuzzjs package, whose hb-subset WebAssembly file it reads at run time.
+ */
+const fontsMarker = 'shared/pdf/fonts.ts';
+
 export interface FunctionBundle {
   /** Folder under functions/ and the route table's `function` value. */
   name: string;
@@ -177,6 +183,10 @@ export async function bundleFunction(
   }
   if (endsWith(inputs, ffmpegMarker)) layers.add('ffmpeg');
   if (endsWith(inputs, browserMarker)) for (const layer of browserLayerNames) layers.add(layer);
+  if (endsWith(inputs, fontsMarker)) {
+    layers.add('fonts');
+    ownPackages.push('harfbuzzjs');
+  }
   if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
   return { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) };
 }

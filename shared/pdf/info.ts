@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { PDFDict, PDFHexString, PDFName, PDFNumber, type PDFPage, PDFString } from 'pdf-lib';
+import { type FormField, listFormFields } from '#shared/pdf/forms.ts';
 import { maxListedPageSizes } from '#shared/pdf/limits.ts';
 import { type OpenedPdf, openPdf } from '#shared/pdf/open.ts';
 import { visibleBox } from '#shared/pdf/page-box.ts';
@@ -17,7 +18,12 @@ export interface PdfInfo {
   /** Points, as displayed (crop box, rotation applied), for the first 100 pages. */
   pageSizes: Array<{ width: number; height: number }>;
   sizeBytes: number;
+  /** The interactive form's fields, the first `maxListedFormFields`. */
+  formFields: FormField[];
 }
+
+/** Form fields /pdf-info lists at most. */
+export const maxListedFormFields = 1000;
 
 const maxTextLength = 1000;
 
@@ -74,5 +80,6 @@ export async function readPdfInfo(path: string, sizeBytes: number): Promise<PdfI
     producer: text('Producer'),
     pageSizes,
     sizeBytes,
+    formFields: opened.encrypted ? [] : listFormFields(opened.doc, maxListedFormFields),
   };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { formFieldInfo } from '#shared/pdf/draw-schemas.ts';
 import {
   compressionLevels,
   maxListedPageSizes,
@@ -119,6 +120,11 @@ export const pdfInfoResult = z.object({
         `${maxListedPageSizes} pages.`,
     ),
   sizeBytes: z.number().int().describe('The size of the source file.'),
+  formFields: z
+    .array(formFieldInfo)
+    .describe(
+      'The fields of the interactive form, the first 1000 (empty without a form, or for an encrypted file).',
+    ),
 });
 export type PdfInfoResult = z.infer<typeof pdfInfoResult>;
 

@@ -220,7 +220,8 @@ export const pdfInfoRoute = defineRoute({
     'page sizes and information included; of a file that needs a user password the information strings are ' +
     'null, and pages is null when its page tree is encrypted too. pageSizes lists the first ' +
     `${maxListedPageSizes} pages as displayed (the ` +
-    'CropBox clipped to the MediaBox, rotation applied).',
+    'CropBox clipped to the MediaBox, rotation applied). formFields lists the interactive form’s fields ' +
+    '(fully qualified name, kind, value), the first 1000; a form that cannot be read lists none.',
   body: pdfInfoBody,
   response: pdfInfoResult,
   example: { sourceUrl: samplePdf },
