@@ -307,7 +307,7 @@ export interface paths {
         put?: never;
         /**
          * Page count, version, document information and page sizes of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Read from the document structure without rendering; the page limit does not apply. Encrypted files are described, not refused: `encrypted` is true; a file that opens without a password (permission protection only) is read as viewers read it, its pages, page sizes and information included; of a file that needs a user password the information strings are null, and pages is null when its page tree is encrypted too. pageSizes lists the first 100 pages as displayed (the CropBox clipped to the MediaBox, rotation applied).
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Read from the document structure without rendering; the page limit does not apply. Encrypted files are described, not refused: `encrypted` is true; a file that opens without a password (permission protection only) is read as viewers read it, its pages, page sizes and information included; of a file that needs a user password the information strings are null, and pages is null when its page tree is encrypted too. pageSizes lists the first 100 pages as displayed (the CropBox clipped to the MediaBox, rotation applied). formFields lists the interactive form’s fields (fully qualified name, kind, value), the first 1000; a form that cannot be read lists none.
          */
         post: operations["pdfInfo"];
         delete?: never;
@@ -396,6 +396,94 @@ export interface paths {
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The text of the pages `pages` names (default all; each page once, in page order) is read by PDFium from the characters the pages draw, through their fonts’ Unicode maps; text drawn as images (scans) is not read. Without `layout` it comes in reading order: in the order the page draws it, lines ending where PDFium finds a line break and words apart by a space where PDFium finds a gap. With `layout: true` characters are placed by their positions: characters at one height form a line, top to bottom; the first of a line, and one after a gap wider than two characters, goes to the column its left edge gives at the page’s median character width, the others follow the one before them (as `pdftotext -layout` does, more simply), so that columns side by side stay apart by two spaces at least; the page is laid out as stored, before its rotation. Lines are separated by "\n", trailing spaces dropped. `characters` counts the Unicode code points of all pages; an answer may carry at most 1,000,000 of them: past that the answer is 400 `validation_failed` naming the pages that fit.
          */
         post: operations["pdfToText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-watermark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw a text or an image across the pages of a PDF
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all) gets the mark: `text` (one line) in `color` at `fontSize` (default: the size at which the turned text spans 80 % of the page in the centre, 40 % at an edge, 30 % a tile), or the image at `imageUrl` (png, jpg, webp or svg, downloaded under the source rules; its pixels are checked against the image limits before it is decoded, and it is stored at most 2400 pixels a side, an SVG rendered at that size) `scale` × the page width wide. The mark is turned by `rotation` degrees counter-clockwise about its centre, drawn with `opacity`, and placed at the centre, at a compass point (its turned box 4 % of the page’s shorter side from the edges), or tiled across the page (at most 400 copies a page); `layer: under` draws it behind the page’s content (where the page paints a white background, that hides it). Places are taken on the page as a viewer shows it: its crop box within its media box, turned by its rotation. Pages of one size share one drawing of the mark. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfWatermark"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-page-numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Number the pages of a PDF
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all) gets `format` with `{n}` replaced by its number and `{total}` by the last page’s, in black at `fontSize`, `margin` points from the edges at `position`. The first page of the document is number `start`; pages left out of `pages` keep their place in the count. Places are taken on the page as a viewer shows it: its crop box within its media box, turned by its rotation. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfPageNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-form-fill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fill the form fields of a PDF, and flatten them if asked
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Each field named in `fields` (by its fully qualified name, as /pdf-info lists it) is set: a text field to the string (within its maximum length), a checkbox to true or false, a radio group, dropdown or list to one of its options (an editable dropdown to any text). Its appearance is drawn anew, so that every viewer shows the value. A name the form does not have, a value of the wrong kind, or an option the field does not offer answers 400 `validation_failed` naming the field; buttons and signature fields cannot be filled. Fields not named keep their values. A form of more than 5000 fields answers 400 `invalid_source_file`. With `flatten: true`: Flattening draws each annotation with an appearance (form fields included) into the page content, where a viewer shows it, and removes it and the interactive form; hidden annotations and ones with no appearance of their own (a note a viewer draws as an icon) are removed; links stay. Field appearances that are missing, or that the form asks viewers to redraw, are drawn first. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfFormFill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-flatten": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw the form fields and annotations of a PDF into its pages
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Flattening draws each annotation with an appearance (form fields included) into the page content, where a viewer shows it, and removes it and the interactive form; hidden annotations and ones with no appearance of their own (a note a viewer draws as an icon) are removed; links stay. Field appearances that are missing, or that the form asks viewers to redraw, are drawn first. A form of more than 5000 fields answers 400 `invalid_source_file`. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["pdfFlatten"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1223,6 +1311,18 @@ export interface components {
             }[];
             /** @description The size of the source file. */
             sizeBytes: number;
+            /** @description The fields of the interactive form, the first 1000 (empty without a form, or for an encrypted file). */
+            formFields: {
+                /** @description The fully qualified field name, as /pdf-form-fill takes it. */
+                name: string;
+                /**
+                 * @description The kind of field.
+                 * @enum {string}
+                 */
+                type: "text" | "checkbox" | "radio" | "dropdown" | "list" | "button" | "signature";
+                /** @description Text, checked or not, the selected option (options of a list), or null when empty. */
+                value: string | boolean | string[] | null;
+            }[];
         };
         PdfToTextResponse: {
             /** @description The selected pages, in page order. */
@@ -1947,6 +2047,171 @@ export interface components {
                      * @default false
                      */
                     layout?: boolean;
+                };
+            };
+        };
+        PdfWatermarkRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The text to draw, in any of Latin, Greek, Cyrillic, Chinese, Japanese, Korean (one line). */
+                    text?: string;
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image to draw (png, jpg, webp or svg), downloaded as a source.
+                     */
+                    imageUrl?: string;
+                    /** @description Text size; default fitted to the page, in points (1/72 in). */
+                    fontSize?: number;
+                    /**
+                     * @description The text colour, CSS (default #808080); its alpha is ignored.
+                     * @default #808080
+                     */
+                    color?: string;
+                    /**
+                     * @description 0 (invisible) to 1 (opaque); default 0.3.
+                     * @default 0.3
+                     */
+                    opacity?: number;
+                    /** @description Degrees counter-clockwise: default 45 for text (bottom left to top right), 0 for an image. */
+                    rotation?: number;
+                    /**
+                     * @description Image width as a fraction of the page width; default 0.5.
+                     * @default 0.5
+                     */
+                    scale?: number;
+                    /**
+                     * @description center (default), a compass point (north, northeast, … at the page’s edge), or tile (repeated across the page).
+                     * @default center
+                     * @enum {string}
+                     */
+                    position?: "center" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "tile";
+                    /**
+                     * @description over (default): on top of the page; under: behind the page’s content.
+                     * @default over
+                     * @enum {string}
+                     */
+                    layer?: "over" | "under";
+                    /** @description The pages to mark, in range syntax, e.g. "1-3,5,7-"; default all pages. */
+                    pages?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfPageNumbersRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "format": "Page {n} of {total}",
+                 *       "position": "bottom-right",
+                 *       "pages": "2-"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The text of each number: {n} is the page’s number, {total} the last page’s, e.g. "Page {n} of {total}".
+                     * @default {n}
+                     */
+                    format?: string;
+                    /**
+                     * @description Where the number stands on the page as shown.
+                     * @default bottom-center
+                     * @enum {string}
+                     */
+                    position?: "bottom-center" | "bottom-left" | "bottom-right" | "top-left" | "top-center" | "top-right";
+                    /**
+                     * @description The number of the first page; default 1.
+                     * @default 1
+                     */
+                    start?: number;
+                    /**
+                     * @description Text size (default 10), in points (1/72 in).
+                     * @default 10
+                     */
+                    fontSize?: number;
+                    /**
+                     * @description Distance from the page’s edges, in points; default 24.
+                     * @default 24
+                     */
+                    margin?: number;
+                    /** @description The pages that carry a number (the others keep their place in the count), in range syntax, e.g. "1-3,5,7-"; default all pages. */
+                    pages?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfFormFillRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "fields": {
+                 *         "name": "Ada Lovelace",
+                 *         "address.city": "London",
+                 *         "subscribe": true,
+                 *         "plan": "Pro"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description Field name (fully qualified, e.g. "address.city") → value: a string for a text field, true or false for a checkbox, an option’s value for a radio group, a dropdown or a list. */
+                    fields: {
+                        [key: string]: string | boolean;
+                    };
+                    /**
+                     * @description true: the filled form is drawn into the pages and its fields and annotations removed.
+                     * @default false
+                     */
+                    flatten?: boolean;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        PdfFlattenRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
                 };
             };
         };
@@ -4122,6 +4387,410 @@ export interface operations {
             };
             401: components["responses"]["InvalidApiKey"];
             403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfWatermark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfWatermarkRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfPageNumbers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfPageNumbersRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfFormFill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfFormFillRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfFlatten: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfFlattenRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
             /** @description Too large: `request_too_large`, `source_too_large`. */
             413: {
                 headers: {

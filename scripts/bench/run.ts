@@ -25,6 +25,7 @@ import { benchMemory } from './memory.ts';
 import { benchMemoryOps } from './memory-ops.ts';
 import { benchPdf } from './pdf.ts';
 import { benchPdfBytes } from './pdf-bytes.ts';
+import { benchPdfDraw } from './pdf-draw.ts';
 import { type Budget, renderBudgets, renderSection, type SectionResult } from './report.ts';
 import { closeClient, startService, startSourceServer } from './service.ts';
 import { describeMachine, loadNote } from './system.ts';
@@ -35,6 +36,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   'fixed-cost': benchFixedCost,
   pdf: benchPdf,
   'pdf-bytes': benchPdfBytes,
+  'pdf-draw': benchPdfDraw,
   media: benchMedia,
   documents: benchDocuments,
   text: benchText,
