@@ -2103,7 +2103,7 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
-                };
+                } & (unknown | unknown);
             };
         };
         PdfPageNumbersRequest: {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { cssColourPattern, parseCssColour } from '#shared/image/colour.ts';
 import { formLimits, numberPositions, watermarkPositions } from '#shared/pdf/draw-limits.ts';
 import { rangeSyntax } from '#shared/pdf/limits.ts';
+import { exactlyOneOf } from '#shared/schema-rules.ts';
 import { httpUrlField } from '#shared/source/url-schema.ts';
 
 const sourceUrl = httpUrlField().describe(
@@ -78,7 +79,8 @@ export const pdfWatermarkBody = z
         message: 'give exactly one of text and imageUrl',
       });
     }
-  });
+  })
+  .meta(exactlyOneOf('text', 'imageUrl'));
 export type PdfWatermarkBody = z.infer<typeof pdfWatermarkBody>;
 
 export const pdfPageNumbersBody = z.strictObject({
