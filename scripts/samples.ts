@@ -1,7 +1,7 @@
 /**
  * Sample files for README's examples, made here and served on loopback:
  *
- *   npm run samples        # http://127.0.0.1:3001/photo.jpg, paper.pdf, annex.pdf, clip.mp4, report.docx,
+ *   npm run samples        # http://127.0.0.1:3001/photo.jpg, paper.pdf, annex.pdf, form.pdf, clip.mp4, report.docx,
  *                          # page.html (with page.css and the photo; its table is drawn by a script)
  *
  * The service downloads sources from loopback only with SOURCE_ALLOW_PRIVATE=true (README's quick
@@ -67,6 +67,16 @@ async function paper(title: string, pages: number): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
+/** A one-page PDF with a form: a text field "name" and a checkbox "subscribe". */
+async function form(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([400, 300]);
+  const fields = doc.getForm();
+  fields.createTextField('name').addToPage(page, { x: 20, y: 240, width: 200, height: 24 });
+  fields.createCheckBox('subscribe').addToPage(page, { x: 20, y: 200, width: 16, height: 16 });
+  return Buffer.from(await doc.save());
+}
+
 /** A 4 s 320×240 MP4: a test pattern (H.264) with a 440 Hz tone (AAC). */
 async function clip(folder: string): Promise<Buffer> {
   const path = join(folder, 'clip.mp4');
@@ -101,6 +111,7 @@ const files: Record<string, { type: string; body: Buffer }> = {
   '/photo.jpg': { type: 'image/jpeg', body: await photo() },
   '/paper.pdf': { type: 'application/pdf', body: await paper('Sample paper', 8) },
   '/annex.pdf': { type: 'application/pdf', body: await paper('Annex', 2) },
+  '/form.pdf': { type: 'application/pdf', body: await form() },
   '/clip.mp4': { type: 'video/mp4', body: await clip(folder) },
   '/report.docx': {
     type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',

@@ -24,6 +24,11 @@ export const externalEngines = {
     howToGet:
       "npm run system-tools installs Debian's qpdf, npm run layer:qpdf builds the layer's own; or set QPDF_PATH",
   },
+  fonts: {
+    label: 'The fonts layer',
+    routes: 'PDF routes that draw text (/pdf-watermark, /pdf-page-numbers, /pdf-form-fill, /pdf-flatten)',
+    howToGet: 'npm run layer:fonts builds it; or set PDF_FONTS_DIR to a folder holding its files',
+  },
   libreoffice: {
     label: 'LibreOffice',
     routes: '/office-to-pdf',

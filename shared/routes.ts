@@ -7,6 +7,7 @@ import { jobsRoutes } from '#shared/routes/jobs.ts';
 import { mediaRoutes } from '#shared/routes/media.ts';
 import { officeRoutes } from '#shared/routes/office.ts';
 import { pdfRoutes } from '#shared/routes/pdf.ts';
+import { pdfDrawRoutes } from '#shared/routes/pdf-draw.ts';
 import { pdfToolRoutes } from '#shared/routes/pdf-tools.ts';
 import { systemRoutes } from '#shared/routes/system.ts';
 import { textRoutes } from '#shared/routes/text.ts';
@@ -21,6 +22,7 @@ export const routes: readonly RouteSpec[] = [
   ...imageToolRoutes,
   ...pdfRoutes,
   ...pdfToolRoutes,
+  ...pdfDrawRoutes,
   ...documentRoutes,
   ...officeRoutes,
   ...mediaRoutes,

@@ -31,6 +31,10 @@ async function isPresent(engine: ExternalEngine): Promise<boolean> {
     const { qpdfPath } = await import('#shared/pdf/qpdf.ts');
     return isExecutable(qpdfPath);
   }
+  if (engine === 'fonts') {
+    const { fontsPresent } = await import('#shared/pdf/fonts.ts');
+    return fontsPresent();
+  }
   if (engine === 'libreoffice') {
     const { officeBinary } = await import('#shared/documents/office-convert.ts');
     return isExecutable(officeBinary);

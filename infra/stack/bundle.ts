@@ -32,16 +32,24 @@ const shippedWithFunction = Object.keys(unbundled).filter((pkg) => unbundled[pkg
  * Modules that give a bundle layers: a bundle that contains one gets its layers (and, by
  * api-function.ts, the environment that points to them).
  */
-const layerMarkers: ReadonlyArray<{ module: string; layers: readonly LayerName[] }> = [
+const layerMarkers: ReadonlyArray<{ module: string; layers: readonly LayerName[]; packages?: string[] }> = [
   // Runs ffmpeg and ffprobe.
   { module: 'shared/media/binaries.ts', layers: ['ffmpeg'] },
   // Renders text with libvips.
   { module: 'shared/image/fonts.ts', layers: ['fonts'] },
+  // Draws text into PDFs: the fonts, and harfbuzzjs, whose hb-subset WebAssembly file it reads at run time.
+  { module: 'shared/pdf/fonts.ts', layers: ['fonts'], packages: ['harfbuzzjs'] },
   // Runs qpdf (a PDF route given a password, protect, unlock).
   { module: 'shared/pdf/qpdf.ts', layers: ['qpdf'] },
   // Drives the browser.
   { module: browserMarker, layers: browserLayerNames },
 ];
+
+/**
+ * A bundle that contains this module draws text on PDF pages: it gets the fonts layer, and the
+ * harfbuzzjs package, whose hb-subset WebAssembly file it reads at run time.
+ */
+const fontsMarker = 'shared/pdf/fonts.ts';
 
 export interface FunctionBundle {
   /** Folder under functions/ and the route table's `function` value. */
@@ -217,7 +225,9 @@ export async function bundleEntries(
       else ownPackages.push(pkg);
     }
     for (const marker of layerMarkers) {
-      if (endsWith(inputs, marker.module)) for (const layer of marker.layers) layers.add(layer);
+      if (!endsWith(inputs, marker.module)) continue;
+      for (const layer of marker.layers) layers.add(layer);
+      ownPackages.push(...(marker.packages ?? []));
     }
     if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
     return { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) };

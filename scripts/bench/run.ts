@@ -28,6 +28,7 @@ import { benchMemoryOps } from './memory-ops.ts';
 import { benchPdf } from './pdf.ts';
 import { benchPdfBytes } from './pdf-bytes.ts';
 import { benchPdfCrypt } from './pdf-crypt.ts';
+import { benchPdfDraw } from './pdf-draw.ts';
 import { type Budget, renderBudgets, renderSection, type SectionResult } from './report.ts';
 import { closeClient, startService, startSourceServer } from './service.ts';
 import { describeMachine, loadNote } from './system.ts';
@@ -40,6 +41,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   pdf: benchPdf,
   'pdf-bytes': benchPdfBytes,
   'pdf-crypt': benchPdfCrypt,
+  'pdf-draw': benchPdfDraw,
   media: benchMedia,
   documents: benchDocuments,
   text: benchText,

@@ -74,8 +74,8 @@ async function embedJpeg(doc: PDFDocument, bytes: Uint8Array, pointsPerPixel: nu
   return { ref: image.ref, width: image.width, height: image.height, pointsPerPixel };
 }
 
-/** Raw samples as a Flate image XObject, with the alpha channel as a soft mask. */
-function embedSamples(
+/** Raw samples as a Flate image XObject, with the alpha channel as a soft mask (also for watermark images). */
+export function embedSamples(
   doc: PDFDocument,
   data: Buffer,
   width: number,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { PDFDict, PDFHexString, PDFName, PDFNumber, type PDFPage, PDFString } from 'pdf-lib';
 import type { SourceEncryption } from '#shared/pdf/decrypt.ts';
+import { type FormField, listFormFields } from '#shared/pdf/forms.ts';
 import { maxListedPageSizes } from '#shared/pdf/limits.ts';
 import { type OpenedPdf, openPdf } from '#shared/pdf/open.ts';
 import { visibleBox } from '#shared/pdf/page-box.ts';
@@ -21,7 +22,12 @@ export interface PdfInfo {
   sizeBytes: number;
   /** For an encrypted file, what it allows; null otherwise. */
   permissions: Permissions | null;
+  /** The interactive form's fields, the first `maxListedFormFields`. */
+  formFields: FormField[];
 }
+
+/** Form fields /pdf-info lists at most. */
+export const maxListedFormFields = 1000;
 
 const maxTextLength = 1000;
 
@@ -99,5 +105,6 @@ export async function readPdfInfo(
     pageSizes,
     sizeBytes,
     permissions: decryptedFrom?.permissions ?? (opened.encrypted ? permissionsOf(opened) : null),
+    formFields: opened.encrypted ? [] : listFormFields(opened.doc, maxListedFormFields),
   };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { formFieldInfo } from '#shared/pdf/draw-schemas.ts';
 import {
   compressionLevels,
   maxListedPageSizes,
@@ -28,7 +29,7 @@ export const pdfPassword = (what: string) =>
     .describe(`${what} At most 127 bytes in UTF-8, no line break.`);
 
 /** The `password` every PDF route takes for an encrypted source. */
-const password = pdfPassword(
+export const password = pdfPassword(
   'The password of an encrypted source, its user or its owner password: the source is decrypted with it and then ' +
     'read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. ' +
     'Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted.',
@@ -164,6 +165,11 @@ export const pdfInfoResult = z.object({
         '(read without a password): `print` (bit 3), `modify` its content (bit 4), `copy` text and graphics ' +
         '(bit 5), `annotate` (bit 6), `fillForms` (bit 9 from revision 3, bit 6 before). The owner password ' +
         'allows everything. null when the file is not encrypted.',
+    ),
+  formFields: z
+    .array(formFieldInfo)
+    .describe(
+      'The fields of the interactive form, the first 1000 (empty without a form, or for an encrypted file).',
     ),
 });
 export type PdfInfoResult = z.infer<typeof pdfInfoResult>;

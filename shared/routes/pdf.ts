@@ -225,7 +225,8 @@ export const pdfInfoRoute = defineRoute({
     'one answers 400 `invalid_password`. `permissions` says what an encrypted file allows (read from its ' +
     '`/Encrypt` dictionary, with or without a password); null for a file that is not encrypted. pageSizes lists the first ' +
     `${maxListedPageSizes} pages as displayed (the ` +
-    'CropBox clipped to the MediaBox, rotation applied).',
+    'CropBox clipped to the MediaBox, rotation applied). formFields lists the interactive form’s fields ' +
+    '(fully qualified name, kind, value), the first 1000; a form that cannot be read lists none.',
   body: pdfInfoBody,
   response: pdfInfoResult,
   example: { sourceUrl: samplePdf },

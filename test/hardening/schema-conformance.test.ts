@@ -181,6 +181,11 @@ const describedOnly: Array<{ rule: string; message: RegExp; holds: (body: Schema
     holds: (body) => body.fps !== undefined,
   },
   {
+    rule: 'field names the source’s form has (depends on the source)',
+    message: /^fields\.\S.*: the form has no such field/,
+    holds: (body) => typeof body.fields === 'object' && Object.keys(body.fields as object).length > 0,
+  },
+  {
     rule: 'margin of a {width, height} page (arithmetic between fields)',
     message: /^margin: /,
     holds: (body) => typeof body.pageSize === 'object',

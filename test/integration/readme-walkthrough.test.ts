@@ -104,6 +104,8 @@ const pdfText: Record<string, RegExp> = {
   'page.pdf': /Quarterly report[\s\S]*Q3\s+1\.5 M/,
   'notes.pdf': /Release notes[\s\S]*2026-11-25/,
   'report.pdf': /Revenue grew by seven percent/,
+  'numbered.pdf': /Page 1 of 8[\s\S]*Page 8 of 8/,
+  'filled.pdf': /Ada Lovelace/,
 };
 
 /** The share of pixels darker than light grey: a blank page or a loading spinner has almost none. */
