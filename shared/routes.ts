@@ -3,6 +3,7 @@ import { documentRoutes } from '#shared/routes/documents.ts';
 import { imageRoutes } from '#shared/routes/image.ts';
 import { jobsRoutes } from '#shared/routes/jobs.ts';
 import { mediaRoutes } from '#shared/routes/media.ts';
+import { mediaToolRoutes } from '#shared/routes/media-tools.ts';
 import { officeRoutes } from '#shared/routes/office.ts';
 import { pdfRoutes } from '#shared/routes/pdf.ts';
 import { pdfToolRoutes } from '#shared/routes/pdf-tools.ts';
@@ -21,6 +22,7 @@ export const routes: readonly RouteSpec[] = [
   ...documentRoutes,
   ...officeRoutes,
   ...mediaRoutes,
+  ...mediaToolRoutes,
   ...textRoutes,
   ...cryptoRoutes,
   ...jobsRoutes,
