@@ -52,7 +52,9 @@ const muxers = [
   'image2',
   'gif',
   'webp',
-  // Raw PCM on a pipe: the samples /audio-waveform reads its peaks from.
+  // Inert: ffmpeg names this muxer pcm_s16le, so this entry enables nothing. /audio-waveform reads
+  // WAV from the pipe instead. Kept so that the configuration (and its compiled build) stays the
+  // one the layer was built from; drop it with the recipe's next change.
   's16le',
   'null',
 ];

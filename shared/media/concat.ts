@@ -172,9 +172,14 @@ export function planReencode(
   const first = sources[0]!.info;
   const withVideo = isVideoFormat(format);
   const firstVideo = withVideo ? requireStream(first, 'video') : undefined;
-  const firstAudio = firstStream(first, 'audio');
+  // The sound is the first source's shape; when the first has none, the first that has.
+  const firstAudio = sources
+    .map(({ info }) => firstStream(info, 'audio'))
+    .find((audio) => audio !== undefined);
   const frame = firstVideo ? referenceFrame(firstVideo) : undefined;
-  const rate = writableRate(isVideoFormat(format) ? 'm4a' : format, firstAudio?.sampleRate);
+  // The sound's rate where the target's audio encoder takes it (Opus: 48 kHz; MP3: at most 48).
+  const soundFormat = ({ webm: 'ogg', avi: 'mp3' } as const)[format as 'webm' | 'avi'] ?? format;
+  const rate = writableRate(isVideoFormat(soundFormat) ? 'm4a' : soundFormat, firstAudio?.sampleRate);
   const layout = layoutOf(firstAudio?.channels);
   const segments = sources.map(({ info }, index) => {
     const parts: string[] = [];

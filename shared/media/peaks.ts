@@ -89,3 +89,41 @@ export class PeakCollector {
     });
   }
 }
+
+/**
+ * The samples of a WAV stream that ffmpeg's own wav muxer writes to a pipe (`-bitexact`): its RIFF
+ * header is passed over chunk by chunk up to the `data` chunk, whose bytes go to `samples`. The
+ * length fields are not trusted: on a pipe the muxer cannot go back to fill them in.
+ */
+export class WavSamples {
+  private header: Buffer = Buffer.alloc(0);
+  private inData = false;
+  private readonly samples: (chunk: Buffer) => void;
+
+  constructor(samples: (chunk: Buffer) => void) {
+    this.samples = samples;
+  }
+
+  add(chunk: Buffer): void {
+    if (this.inData) {
+      this.samples(chunk);
+      return;
+    }
+    this.header = Buffer.concat([this.header, chunk]);
+    // "RIFF" size "WAVE", then chunks of id, size (little-endian), body (padded to even).
+    let offset = 12;
+    while (this.header.length >= offset + 8) {
+      const id = this.header.toString('latin1', offset, offset + 4);
+      if (id === 'data') {
+        this.inData = true;
+        const rest = this.header.subarray(offset + 8);
+        this.header = Buffer.alloc(0);
+        if (rest.length > 0) this.samples(rest);
+        return;
+      }
+      const size = this.header.readUInt32LE(offset + 4);
+      offset += 8 + size + (size % 2);
+    }
+    if (this.header.length > 64 * 1024) throw new Error('no data chunk in the WAV header');
+  }
+}

@@ -16,13 +16,13 @@ import {
 } from '#shared/media/job.ts';
 import { assertDurationWithinTier, requireStream } from '#shared/media/limits.ts';
 import { overrunSeconds } from '#shared/media/options.ts';
-import { PeakCollector } from '#shared/media/peaks.ts';
+import { PeakCollector, WavSamples } from '#shared/media/peaks.ts';
 import type { MediaInfo } from '#shared/media/probe.ts';
 import type { FfmpegJob } from '#shared/media/run.ts';
 import type { WaveformFormat, WaveformResult } from '#shared/media/tool-schemas.ts';
 
 /**
- * /audio-waveform: the first audio stream decoded once to 16-bit PCM on ffmpeg's stdout, its peaks
+ * /audio-waveform: the first audio stream decoded once to 16-bit PCM (WAV) on ffmpeg's stdout, its peaks
  * gathered as it streams (peaks.ts), so that memory stays the same for a minute or an hour. The
  * picture is drawn from the peaks as SVG (one bar a pixel column), and rasterised to PNG by sharp.
  */
@@ -48,7 +48,8 @@ export function planWaveform(input: MediaInput, info: MediaInfo, maxSeconds: num
       ...['-t', String(maxSeconds + overrunSeconds)],
       ...['-ac', String(stream.channels ?? 2)],
       ...(stream.sampleRate ? ['-ar', String(stream.sampleRate)] : []),
-      ...['-c:a', 'pcm_s16le', '-f', 's16le'],
+      // WAV on the pipe (its header is passed over, peaks.ts): the layer's muxers write no bare PCM.
+      ...['-c:a', 'pcm_s16le', '-map_metadata', '-1', '-fflags', '+bitexact', '-f', 'wav'],
     ],
     expectedSeconds: info.durationSeconds,
   };
@@ -103,11 +104,16 @@ export async function readPeaks(
   assertDurationWithinTier(info, context.tier, context.maxMediaSeconds);
   const stream = requireStream(info, 'audio');
   const collector = new PeakCollector(stream.channels ?? 2, points);
+  const wav = new WavSamples((samples) => collector.add(samples));
   const sink = new Writable({
     emitClose: false,
     write(chunk: Buffer, _encoding, done) {
-      collector.add(chunk);
-      done();
+      try {
+        wav.add(chunk);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
     },
   });
   const run = await runMediaJob(

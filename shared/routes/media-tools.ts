@@ -35,7 +35,7 @@ export const mediaConcatRoute = defineRoute({
     '(codec and its settings, frame size, frame rate, sample rate, channels) and that the target holds as they ' +
     'are, are joined without re-encoding. Otherwise every source is brought to the first one’s: frame size ' +
     '(scaled to fit, centred on black), frame rate, sample rate and channels, and encoded as /video-convert ' +
-    'or /audio-convert would (medium quality); a source without sound gets silence when the first has sound. ' +
+    'or /audio-convert would (medium quality); a source without sound gets silence when another has sound. ' +
     `${tierLength} The file is named after the first source.`,
   body: mediaConcatBody,
   produces: typesOf([...videoOutputFormats, ...audioOutputFormats]),
