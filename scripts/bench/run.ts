@@ -21,6 +21,7 @@ import { benchDocuments } from './documents.ts';
 import { benchFixedCost } from './fixed-cost.ts';
 import { benchImages } from './image.ts';
 import { benchMedia } from './media.ts';
+import { benchMediaTools } from './media-tools.ts';
 import { benchMemory } from './memory.ts';
 import { benchMemoryOps } from './memory-ops.ts';
 import { benchPdf } from './pdf.ts';
@@ -36,6 +37,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   pdf: benchPdf,
   'pdf-bytes': benchPdfBytes,
   media: benchMedia,
+  'media-tools': benchMediaTools,
   documents: benchDocuments,
   text: benchText,
   'cold-start': benchColdStart,
