@@ -70,9 +70,17 @@ export function buildLayer(recipe: LayerRecipe, outRoot: string = defaultLayersD
     if (finished && existsSync(dir) && sameInputs(finished.inputs, inputs)) {
       return { name: recipe.name, dir, sizeBytes: finished.sizeBytes, inputs, rebuilt: false };
     }
-    rmSync(dir, { recursive: true, force: true });
+    // The old layer is moved aside and the new one renamed into place: two renames, so a reader
+    // finds either whole layer, never a half-deleted or half-copied one; the old one goes last.
+    const previous = `${scratch}.previous`;
+    if (existsSync(dir)) renameSync(dir, previous);
     renameSync(scratch, dir);
-    writeFileSync(stampPath, `${JSON.stringify({ inputs, sizeBytes } satisfies Stamp, null, 2)}\n`);
+    writeFileSync(
+      `${stampPath}.${process.pid}`,
+      `${JSON.stringify({ inputs, sizeBytes } satisfies Stamp, null, 2)}\n`,
+    );
+    renameSync(`${stampPath}.${process.pid}`, stampPath);
+    rmSync(previous, { recursive: true, force: true });
     return { name: recipe.name, dir, sizeBytes, inputs, rebuilt: true };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

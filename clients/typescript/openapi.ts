@@ -632,8 +632,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Convert a video to another container, resize, re-time or cut it
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Streams whose codec the target container holds are copied without re-encoding unless a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the first video and audio streams are kept; subtitles are dropped. Every encoder reads frames up to 8192 × 8192 pixels but writes less where it must, checked before any work (400 `validation_failed` naming width, height or outputFormat and the largest size that fits): VP9 (webm) up to 7680 × 4320 pixels a frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 (avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets (one that states none) ends within a frame of 25 a second of where they end. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         * Convert a video to another container or to an animated GIF or WebP, resize, re-time or cut it
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Streams whose codec the target container holds are copied without re-encoding unless a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the first video and audio streams are kept; subtitles are dropped. Every encoder reads frames up to 8192 × 8192 pixels but writes less where it must, checked before any work (400 `validation_failed` naming width, height or outputFormat and the largest size that fits): VP9 (webm) up to 7680 × 4320 pixels a frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 (avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets (one that states none) ends within a frame of 25 a second of where they end. gif and webp are animations: frames at `fps` (default 10) and `width` (default the source’s, at most 480), up to 3840 pixels on either side and 3000 frames (400 `validation_failed` naming the duration or fps that fits), without sound; loop (default true) plays them for ever or once. A GIF is made in two passes: a 256-colour palette computed from the clip’s own frames, then the frames mapped onto it with error diffusion; an animated WebP is full-colour and lossy (quality low, medium, high: 50, 75, 90). A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
          */
@@ -702,6 +702,72 @@ export interface paths {
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. container is the format read from the bytes. durationSeconds is read from the packets (demuxed, not decoded) where the header only estimates it or lacks it (MP3, ADTS, WAV, FLAC, files without a duration), else from the header; it and bitRate are null when they cannot be read. Streams are listed in file order; a cover picture attached to an audio file has type `image`. Nothing is decoded, so the tier’s duration limit does not apply.
          */
         post: operations["mediaInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media-concat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join audio or video files into one, in order
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Sources are downloaded four at a time; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed`; together they may not exceed the tier’s size limit (413 `source_too_large`) nor its duration limit (413 `media_too_long`). A video outputFormat needs a video stream in every source (400 `no_video_stream`); an audio one keeps the sound only. Sources whose streams are encoded alike (codec and its settings, frame size, frame rate, sample rate, channels) and that the target holds as they are, are joined without re-encoding. Otherwise every source is brought to the first one’s: frame size (scaled to fit, centred on black), frame rate, sample rate and channels, and encoded as /video-convert or /audio-convert would (medium quality); a source without sound gets silence when the first has sound. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`). The file is named after the first source.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["mediaConcat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audio-normalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a recording as loud as a target (EBU R128 loudness normalisation)
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is measured (integrated loudness, true peak, loudness range; EBU R128 / ITU-R BS.1770) in a first pass, then brought to `targetLufs` in a second by one gain over the whole file (ffmpeg’s loudnorm, linear mode), so the dynamics stay as they were; where that gain would push the true peak past `truePeak`, loudnorm compresses the peaks instead. The result keeps the source’s sample rate (Opus: 48 kHz; MP3: at most 48 kHz) and channels, encoded as /audio-convert does. The headers X-Input-Loudness and X-Output-Loudness state the integrated loudness measured before and after, in LUFS; a silent source (below −70 LUFS, under the standard’s gate) is written without a gain and both say `-inf`. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["audioNormalize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audio-waveform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw the waveform of a recording, or list its peaks
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is decoded once, as it streams (memory does not grow with its length), and cut into equal slices, one per pixel column (png, svg) or per point (json, default the width). Each slice is drawn as a bar from its lowest to its highest sample, of any channel, around the middle line, in `color` on `background`. json answers `{durationSeconds, sampleRate, channels, peaks: [[min, max], …]}` with samples in −1…1. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["audioWaveform"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1357,6 +1423,17 @@ export interface components {
                 channels?: number;
                 bitRate?: number;
             }[];
+        };
+        AudioWaveformResponse: {
+            /** @description Seconds of audio read (samples decoded over the sample rate). */
+            durationSeconds: number;
+            sampleRate: number;
+            channels: number;
+            /** @description Per equal slice of the audio, in order: the lowest and highest sample of any channel, −1…1. */
+            peaks: [
+                number,
+                number
+            ][];
         };
         SlugifyResponse: {
             slug: string;
@@ -2482,14 +2559,6 @@ export interface components {
         };
         VideoConvertRequest: {
             content: {
-                /**
-                 * @example {
-                 *       "sourceUrl": "https://www.w3schools.com/html/mov_bbb.mp4",
-                 *       "outputFormat": "webm",
-                 *       "width": 320,
-                 *       "quality": "low"
-                 *     }
-                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -2497,30 +2566,32 @@ export interface components {
                      */
                     sourceUrl: string;
                     /**
-                     * @description The container to write.
+                     * @description The container to write, or an animation: gif (a palette computed from the clip) or webp (animated).
                      * @enum {string}
                      */
-                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi";
-                    /** @description Output width in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. */
+                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi" | "gif" | "webp";
+                    /** @description Output width in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. gif and webp: default the source's width, at most 480; up to 3840 on either side. */
                     width?: number;
-                    /** @description Output height in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. */
+                    /** @description Output height in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. gif and webp: default the source's width, at most 480; up to 3840 on either side. */
                     height?: number;
                     /**
                      * @description Encoding quality: low, medium (the default when re-encoding) or high. Giving it asks for a re-encode even where the stream could be copied.
                      * @enum {string}
                      */
                     quality?: "low" | "medium" | "high";
-                    /** @description Output frame rate, 0.01–120. A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits. */
+                    /** @description Output frame rate, 0.01–120 (gif and webp: default 10). A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits. */
                     fps?: number;
                     /** @description Start at this many seconds into the source (a cut that is exact to the frame). */
                     start?: number;
                     /** @description Keep at most this many seconds (at least 0.001, the millisecond times are given in). */
                     duration?: number;
                     /**
-                     * @description Drop the audio.
+                     * @description Drop the audio (gif and webp have none).
                      * @default false
                      */
                     mute?: boolean;
+                    /** @description gif and webp only: play the animation for ever (true, the default) or once. */
+                    loop?: boolean;
                     /**
                      * Format: uri
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
@@ -2606,6 +2677,123 @@ export interface components {
                      * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                };
+            };
+        };
+        MediaConcatRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sources": [
+                 *         "https://www.w3schools.com/html/mov_bbb.mp4",
+                 *         "https://www.w3schools.com/html/mov_bbb.mp4"
+                 *       ],
+                 *       "outputFormat": "mp4"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description URLs of the audio or video files, in the order they play: at least 2, at most the tier's batch size (free 5, pro 50, enterprise 200). */
+                    sources: string[];
+                    /**
+                     * @description The format to write: a video container (every source needs a video stream) or an audio format.
+                     * @enum {string}
+                     */
+                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi" | "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        AudioNormalizeRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/horse.mp3",
+                 *       "targetLufs": -16
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The audio format to write; default the source’s where it is one of these (m4a for mp4 and mov, ogg for webm, mp3 for mkv and avi).
+                     * @enum {string}
+                     */
+                    outputFormat?: "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
+                    /**
+                     * @description The integrated loudness to reach, in LUFS (EBU R128): −70 to −5, default −16 (speech, podcasts).
+                     * @default -16
+                     */
+                    targetLufs?: number;
+                    /**
+                     * @description The highest true peak allowed, in dBTP: −9 to 0, default −1.5.
+                     * @default -1.5
+                     */
+                    truePeak?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        AudioWaveformRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/horse.mp3",
+                 *       "outputFormat": "png",
+                 *       "width": 800,
+                 *       "height": 120,
+                 *       "color": "#1e88e5"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description png (default), svg, or json peaks.
+                     * @default png
+                     * @enum {string}
+                     */
+                    outputFormat?: "png" | "svg" | "json";
+                    /**
+                     * @description Image width in pixels, 100–4000.
+                     * @default 1000
+                     */
+                    width?: number;
+                    /**
+                     * @description Image height in pixels, 20–1000.
+                     * @default 200
+                     */
+                    height?: number;
+                    /**
+                     * @description The colour of the waveform: a CSS colour (e.g. "#1e88e5", "rgb(0 0 0 / 50%)", "navy"); default #1e88e5.
+                     * @default #1e88e5
+                     */
+                    color?: string;
+                    /**
+                     * @description The colour behind it: a CSS colour (e.g. "#1e88e5", "rgb(0 0 0 / 50%)", "navy"); default transparent.
+                     * @default transparent
+                     */
+                    background?: string;
+                    /** @description json only: how many [min, max] pairs, 1–20000; default the width. */
+                    points?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
                 };
             };
         };
@@ -5528,6 +5716,8 @@ export interface operations {
                     "video/x-matroska": Blob;
                     "video/quicktime": Blob;
                     "video/x-msvideo": Blob;
+                    "image/gif": Blob;
+                    "image/webp": Blob;
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -5872,6 +6062,335 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    mediaConcat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MediaConcatRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": Blob;
+                    "video/webm": Blob;
+                    "video/x-matroska": Blob;
+                    "video/quicktime": Blob;
+                    "video/x-msvideo": Blob;
+                    "audio/mpeg": Blob;
+                    "audio/wav": Blob;
+                    "audio/ogg": Blob;
+                    "audio/aac": Blob;
+                    "audio/flac": Blob;
+                    "audio/mp4": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_video_stream`, `no_audio_stream`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_video_stream" | "no_audio_stream";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large" | "media_too_long";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    audioNormalize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AudioNormalizeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    /** @description Integrated loudness of the source in LUFS (e.g. -27.31), or -inf for silence. */
+                    "X-Input-Loudness"?: string;
+                    /** @description Integrated loudness of the result in LUFS, as the correcting pass measured it. */
+                    "X-Output-Loudness"?: string;
+                    /** @description The audio bitrate the encoder was given, in kbit/s; absent for wav and flac. */
+                    "X-Audio-Bitrate"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": Blob;
+                    "audio/wav": Blob;
+                    "audio/ogg": Blob;
+                    "audio/aac": Blob;
+                    "audio/flac": Blob;
+                    "audio/mp4": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_audio_stream`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_audio_stream";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large" | "media_too_long";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    audioWaveform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AudioWaveformRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": Blob;
+                    "image/svg+xml": Blob;
+                    "application/json": components["schemas"]["AudioWaveformResponse"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_audio_stream`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_audio_stream";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large" | "media_too_long";
                     };
                 };
             };

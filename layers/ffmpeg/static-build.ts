@@ -39,7 +39,9 @@ export const buildPackages = [
 
 const list = (items: readonly string[]) => items.join(',');
 
-const demuxers = ['mov', 'matroska', 'avi', 'mp3', 'wav', 'ogg', 'aac', 'flac'];
+// concat: the file list /media-concat writes itself (relative names in its own folder, `safe` on);
+// image2: the GIF palette that the first pass writes and the second reads.
+const demuxers = ['mov', 'matroska', 'avi', 'mp3', 'wav', 'ogg', 'aac', 'flac', 'concat', 'image2'];
 const muxers = [
   'mp4',
   'ipod',
@@ -53,6 +55,12 @@ const muxers = [
   'adts',
   'flac',
   'image2',
+  'gif',
+  'webp',
+  // Inert: ffmpeg names this muxer pcm_s16le, so this entry enables nothing. /audio-waveform reads
+  // WAV from the pipe instead. Kept so that the configuration (and its compiled build) stays the
+  // one the layer was built from; drop it with the recipe's next change.
+  's16le',
   'null',
 ];
 const videoDecoders = [
@@ -109,6 +117,8 @@ const encoders = [
   'mjpeg',
   'png',
   'libwebp',
+  'libwebp_anim',
+  'gif',
   'aac',
   'libmp3lame',
   'libopus',
@@ -151,6 +161,16 @@ const filters = [
   'hflip',
   'vflip',
   'rotate',
+  // GIF and animated WebP: the palette computed from the clip.
+  'palettegen',
+  'paletteuse',
+  // Loudness: measured and corrected (EBU R128).
+  'loudnorm',
+  'ebur128',
+  // Concatenation of sources brought to one size, rate and layout; silence for a source without sound.
+  'concat',
+  'pad',
+  'anullsrc',
 ];
 
 export const configureFlags: readonly string[] = [
@@ -213,7 +233,8 @@ export function staticFfmpeg(cacheRoot: string, debianVersion?: string): StaticB
   mkdirSync(work, { recursive: true });
   const version = debianVersion ?? targetDebianVersion(work);
   const inputs = buildInputs(version);
-  const dir = join(work, version.replace(/[^\w.+-]/g, '_'));
+  // One folder per release and configuration: builds of other recipes (another branch's) stay reusable.
+  const dir = join(work, `${version}-${inputs.configure}`.replace(/[^\w.+-]/g, '_'));
   const bin = join(dir, 'bin');
   const stamp = join(dir, 'stamp.json');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === JSON.stringify(inputs)) {

@@ -23,6 +23,7 @@ import { benchFixedCost } from './fixed-cost.ts';
 import { benchImages } from './image.ts';
 import { benchImageTools } from './image-tools.ts';
 import { benchMedia } from './media.ts';
+import { benchMediaTools } from './media-tools.ts';
 import { benchMemory } from './memory.ts';
 import { benchMemoryOps } from './memory-ops.ts';
 import { benchPdf } from './pdf.ts';
@@ -43,6 +44,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   'pdf-crypt': benchPdfCrypt,
   'pdf-draw': benchPdfDraw,
   media: benchMedia,
+  'media-tools': benchMediaTools,
   documents: benchDocuments,
   text: benchText,
   'cold-start': benchColdStart,

@@ -33,6 +33,18 @@ const targets: Readonly<Record<AudioOutputFormat, AudioTarget>> = {
   m4a: { copies: ['aac', 'alac'], encoder: 'aac', defaultKbps: 160 },
 };
 
+/** The encoder a format is written with, and its default bitrate (kbit/s; none for lossless). */
+export const audioEncoderOf = (
+  format: AudioOutputFormat,
+): { encoder: string; defaultKbps?: number; copies: readonly string[] } => targets[format];
+
+/** The sample rate a re-encode writes: `rate` where the format holds it (Opus runs at 48 kHz, MP3 at most at 48). */
+export function writableRate(format: AudioOutputFormat, rate: number | undefined): number {
+  if (format === 'ogg') return 48_000;
+  if (format === 'mp3') return Math.min(rate ?? 48_000, 48_000);
+  return rate ?? 48_000;
+}
+
 /** Opus runs at these rates only; another asked rate in Ogg is written with Vorbis instead. */
 const opusSampleRates: ReadonlySet<number> = new Set([8000, 12000, 16000, 24000, 48000]);
 

@@ -21,7 +21,7 @@ export interface VideoOptions {
   mute?: boolean | undefined;
 }
 
-interface VideoTarget {
+export interface VideoTarget {
   videoCopies: readonly string[];
   audioCopies: readonly string[];
   videoEncoder: VideoEncoder;
@@ -70,6 +70,9 @@ const targets: Readonly<Record<VideoOutputFormat, VideoTarget>> = {
     audioCopies: ['mp3', 'ac3', 'pcm_s16le'],
   },
 };
+
+/** The encoders a container is written with and the codecs it holds as they are. */
+export const videoTargetOf = (format: VideoOutputFormat): Readonly<VideoTarget> => targets[format];
 
 /** Per quality level: x264 preset and CRF, VP9 CRF, MPEG-4 quantiser. */
 const levels: Readonly<

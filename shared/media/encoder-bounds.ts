@@ -18,6 +18,16 @@ import { maxFrameSide } from '#shared/media/frame-bounds.ts';
 
 export type VideoEncoder = 'libx264' | 'libvpx-vp9' | 'mpeg4';
 
+/** The encoders of the animations (gif, animated webp). */
+export type AnimationEncoder = 'gif' | 'libwebp_anim';
+
+/**
+ * Animations are written up to 3840 pixels on either side (4K UHD's width): each frame is held
+ * several times over (the GIF palette's statistics and dithering, the animated WebP encoder's
+ * previous canvas and candidate encodings), and an animation larger than that is a video.
+ */
+export const maxAnimationSide = 3840;
+
 interface EncoderBound {
   /** What the caller knows the encoder by. */
   name: string;
@@ -26,7 +36,19 @@ interface EncoderBound {
   why: string;
 }
 
-export const encoderBounds: Readonly<Record<VideoEncoder, EncoderBound>> = {
+export const encoderBounds: Readonly<Record<VideoEncoder | AnimationEncoder, EncoderBound>> = {
+  gif: {
+    name: 'GIF',
+    maxSide: maxAnimationSide,
+    maxPixels: maxAnimationSide * maxAnimationSide,
+    why: 'an animation',
+  },
+  libwebp_anim: {
+    name: 'Animated WebP',
+    maxSide: maxAnimationSide,
+    maxPixels: maxAnimationSide * maxAnimationSide,
+    why: 'an animation',
+  },
   libx264: {
     name: 'H.264',
     maxSide: maxFrameSide,
@@ -62,7 +84,7 @@ function largestFitting(bound: EncoderBound, asked: number, sizeAt: (value: numb
  * with the remedies (a width or height that fits, or a format whose encoder writes it).
  */
 export function assertEncoderFits(
-  encoder: VideoEncoder,
+  encoder: VideoEncoder | AnimationEncoder,
   size: Size,
   asked: { width?: number | undefined; height?: number | undefined },
   sizeAt: (field: 'width' | 'height', value: number) => Size,

@@ -22,6 +22,13 @@ export type AudioOutputFormat = (typeof audioOutputFormats)[number];
 export const videoOutputFormats = ['mp4', 'webm', 'mkv', 'mov', 'avi'] as const;
 export type VideoOutputFormat = (typeof videoOutputFormats)[number];
 
+/** Animations /video-convert writes: frames on a palette computed from the clip (gif), or animated WebP. */
+export const animationFormats = ['gif', 'webp'] as const;
+export type AnimationFormat = (typeof animationFormats)[number];
+
+export const isAnimationFormat = (format: string): format is AnimationFormat =>
+  (animationFormats as readonly string[]).includes(format);
+
 export const imageOutputFormats = ['jpg', 'png', 'webp'] as const;
 export type ImageOutputFormat = (typeof imageOutputFormats)[number];
 
@@ -46,7 +53,7 @@ export const demuxerOf: Readonly<Record<MediaSourceFormat, string>> = {
 export const isMediaSourceFormat = (format: SourceFormat | undefined): format is MediaSourceFormat =>
   format !== undefined && (mediaSourceFormats as readonly string[]).includes(format);
 
-type OutputFormat = AudioOutputFormat | VideoOutputFormat | ImageOutputFormat;
+type OutputFormat = AudioOutputFormat | VideoOutputFormat | ImageOutputFormat | AnimationFormat;
 
 export const contentTypeOf: Readonly<Record<OutputFormat, string>> = {
   mp3: 'audio/mpeg',
@@ -60,6 +67,7 @@ export const contentTypeOf: Readonly<Record<OutputFormat, string>> = {
   mkv: 'video/x-matroska',
   mov: 'video/quicktime',
   avi: 'video/x-msvideo',
+  gif: 'image/gif',
   jpg: 'image/jpeg',
   png: 'image/png',
   webp: 'image/webp',

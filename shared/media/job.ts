@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
 import { ApiError } from '#shared/errors.ts';
 import { withRealDuration } from '#shared/media/duration.ts';
 import { type MediaStage, publicMediaError } from '#shared/media/failures.ts';
@@ -75,26 +76,55 @@ export class NothingDecodedError extends ApiError {
   }
 }
 
-/** Runs one ffmpeg job under its stage's deadline (or the context's) and abort signal; the output must not be empty. */
+/**
+ * Runs one ffmpeg job under its stage's deadline (or the context's) and abort signal; the output
+ * file must not be empty. A job that writes to `pipe:1` streams into `sink`, which judges what came.
+ */
 export async function runMediaJob(
   job: FfmpegJob,
   context: MediaContext,
   stage: Exclude<MediaStage, 'probe'> = 'conversion',
+  sink?: Writable,
 ): Promise<FfmpegRun> {
   const timeoutMs = context.timeoutMs ?? defaultTimeouts[stage];
   let run: FfmpegRun;
   try {
-    run = await runFfmpeg(job, { timeoutMs, signal: context.signal, onProgress: context.onProgress });
+    run = await runFfmpeg(job, {
+      timeoutMs,
+      signal: context.signal,
+      onProgress: context.onProgress,
+      ...(sink ? { sink } : {}),
+    });
   } catch (error) {
     if (context.signal?.aborted) throw error;
     return publicMediaError(error, stage);
   }
+  // A sink judges what it was sent; the null muxer (`-`) writes nothing by design.
+  if (sink || job.output === '-') return run;
   const size = await stat(job.output).then(
     (stats) => stats.size,
     () => 0,
   );
   if (size === 0) throw new NothingDecodedError();
   return run;
+}
+
+/**
+ * 413 media_too_long when a run wrote past the tier's limit: only a source that goes on past the
+ * limit fills the margin the cut (`boundedTrim`) leaves.
+ */
+export function assertNoOverrun(
+  run: FfmpegRun,
+  info: MediaInfo,
+  start: number | undefined,
+  context: Pick<MediaContext, 'tier' | 'maxMediaSeconds'>,
+): void {
+  if (run.seconds === undefined || run.seconds <= context.maxMediaSeconds + overrunSeconds / 2) return;
+  assertDurationWithinTier(
+    { ...info, durationSeconds: Math.max(run.seconds + (start ?? 0), info.durationSeconds ?? 0) },
+    context.tier,
+    context.maxMediaSeconds,
+  );
 }
 
 /**
@@ -123,14 +153,7 @@ export async function convertMedia<
   assertWithinDuration(info, 'start', options.start);
   const output = await context.workspace.file(`output.${options.outputFormat}`);
   const run = await runMediaJob(plan(info, boundedTrim(options, context.maxMediaSeconds), output), context);
-  if (run.seconds !== undefined && run.seconds > context.maxMediaSeconds + overrunSeconds / 2) {
-    // Only a source that goes on past the limit fills the margin the cut leaves.
-    assertDurationWithinTier(
-      { ...info, durationSeconds: Math.max(run.seconds + (options.start ?? 0), info.durationSeconds ?? 0) },
-      context.tier,
-      context.maxMediaSeconds,
-    );
-  }
+  assertNoOverrun(run, info, options.start, context);
   await assertOutputDecodes(output, options.outputFormat, needs, context.signal);
   return {
     path: output,

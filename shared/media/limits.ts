@@ -11,7 +11,12 @@ export function formatSeconds(seconds: number): string {
 }
 
 /** 413 media_too_long when the source lasts longer than the tier allows, naming the tier that lifts it. */
-export function assertDurationWithinTier(info: MediaInfo, tier: TierName, maxSeconds: number): void {
+export function assertDurationWithinTier(
+  info: MediaInfo,
+  tier: TierName,
+  maxSeconds: number,
+  subject = 'The source lasts',
+): void {
   const duration = info.durationSeconds;
   if (duration === undefined || duration <= maxSeconds) return;
   const lift = tierThatLifts((limits) => limits.maxMediaSeconds >= duration);
@@ -21,7 +26,7 @@ export function assertDurationWithinTier(info: MediaInfo, tier: TierName, maxSec
       : ' No tier accepts media this long; cut it into shorter parts first.';
   throw new ApiError(
     'media_too_long',
-    `The source lasts ${formatSeconds(duration)}, over the ${formatSeconds(maxSeconds)} limit of the ${tier} tier.${hint}`,
+    `${subject} ${formatSeconds(duration)}, over the ${formatSeconds(maxSeconds)} limit of the ${tier} tier.${hint}`,
   );
 }
 

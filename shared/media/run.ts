@@ -1,6 +1,7 @@
 import { type ExecFileException, execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
 import ffmpeg, { type FfmpegCommand } from 'fluent-ffmpeg';
 import { ffmpegPath, ffprobePath } from '#shared/media/binaries.ts';
 import {
@@ -36,14 +37,26 @@ export interface FfmpegJob {
   demuxer: string;
   /** Options placed before the input, e.g. a seek. */
   inputOptions?: readonly string[];
+  /** Further local inputs (`-i` 1, 2, …), each confined and read with its own demuxer. */
+  moreInputs?: readonly FfmpegInput[];
+  /** A local file, or `pipe:1` when the run is given a sink (`RunOptions.sink`). */
   output: string;
   outputOptions: readonly string[];
   /** Seconds of media the output will hold; turns ffmpeg's time mark into a percentage. */
   expectedSeconds?: number;
 }
 
+/** One more input of a job: a local file and the demuxer (or, for a list, the demuxers) it is read with. */
+export interface FfmpegInput {
+  path: string;
+  demuxer: string | readonly string[];
+  options?: readonly string[];
+}
+
 export interface RunOptions {
   timeoutMs: number;
+  /** Where the output goes when the job writes to `pipe:1`: ffmpeg's stdout is piped into it. */
+  sink?: Writable;
   signal?: AbortSignal;
   /** Percent done, 0–100, at most about twice a second as ffmpeg reports. */
   onProgress?: (percent: number) => void;
@@ -136,6 +149,12 @@ function statsSeconds(line: string): number | undefined {
   return Number(match[1]) * 3600 + Number(match[2]) * 60 + Number(match[3]);
 }
 
+/** The `frame=N` of one of ffmpeg's `-stats` lines: the frames written so far. */
+function statsFrames(line: string): number | undefined {
+  const match = /^frame=\s*(\d+)/.exec(line.trim());
+  return match ? Number(match[1]) : undefined;
+}
+
 /** An allocation refused at the data limit, as ffmpeg's libraries word it (ENOMEM). */
 const outOfMemory = /Cannot allocate memory|Out of memory|failed to allocate|malloc of size \d+ failed/i;
 
@@ -185,13 +204,21 @@ async function assertRunnable(tool: MediaTool, binary: string): Promise<void> {
 /** The most of ffmpeg's log that is kept: its last lines are what the native-error table reads. */
 const maxLogChars = 64 * 1024;
 
+/** The inputs of a job, the first one and the others, in `-i` order. */
+const inputsOf = (job: FfmpegJob): FfmpegInput[] => [
+  { path: job.input, demuxer: job.demuxer, options: job.inputOptions ?? [] },
+  ...(job.moreInputs ?? []),
+];
+
 /** The command line of one job, in ffmpeg's order: input options, input, output options, output. */
 export function ffmpegArguments(job: FfmpegJob): string[] {
   return [
-    ...confinedInput(job.demuxer),
-    ...(job.inputOptions ?? []),
-    '-i',
-    `file:${job.input}`,
+    ...inputsOf(job).flatMap((input) => [
+      ...confinedInput(input.demuxer),
+      ...(input.options ?? []),
+      '-i',
+      `file:${input.path}`,
+    ]),
     '-y',
     '-v',
     'error',
@@ -201,9 +228,12 @@ export function ffmpegArguments(job: FfmpegJob): string[] {
   ];
 }
 
-/** What a finished run reports: the last time mark of its stats, the seconds of media it wrote. */
+/** What a finished run reports: from the last of its stats, the seconds of media and the frames it wrote. */
 export interface FfmpegRun {
   seconds: number | undefined;
+  frames: number | undefined;
+  /** The tail of its log (at `-v error`, only errors; a job may ask for more, e.g. a filter's report). */
+  log: string;
 }
 
 /** The limits of fluent-ffmpeg's own `-formats` and `-encoders` runs, once per container. */
@@ -242,11 +272,13 @@ export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<Ff
     try {
       // Each list is passed as separate arguments: given one array, fluent-ffmpeg would split any
       // option holding exactly one space in two. Both lists always hold more than one option.
-      command = ffmpeg(commandOptions)
-        .input(`file:${job.input}`)
-        .inputOptions(...confinedInput(job.demuxer), ...(job.inputOptions ?? []))
-        .output(job.output)
-        .outputOptions('-v', 'error', '-stats', ...job.outputOptions);
+      command = ffmpeg(commandOptions);
+      for (const input of inputsOf(job)) {
+        command
+          .input(`file:${input.path}`)
+          .inputOptions(...confinedInput(input.demuxer), ...(input.options ?? []));
+      }
+      command.output(options.sink ?? job.output).outputOptions('-v', 'error', '-stats', ...job.outputOptions);
     } catch (error) {
       // Never keep the path held: every later run waits for it.
       freePath();
@@ -266,6 +298,7 @@ export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<Ff
 
     let log = '';
     let seconds: number | undefined;
+    let frames: number | undefined;
     const expected = job.expectedSeconds ?? 0;
     // 'start' comes right after the spawn, with the process known to fluent-ffmpeg's kill().
     command.on('start', () => {
@@ -278,6 +311,7 @@ export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<Ff
     // fluent-ffmpeg start its own ffprobe on the input, unconfined and with no deadline.
     command.on('stderr', (line: string) => {
       log = `${log}${line}\n`.slice(-maxLogChars);
+      frames = statsFrames(line) ?? frames;
       const done = statsSeconds(line);
       if (done === undefined) return;
       seconds = done;
@@ -295,7 +329,7 @@ export async function runFfmpeg(job: FfmpegJob, options: RunOptions): Promise<Ff
       if (stopped === 'timeout') reject(new MediaTimeoutError(timeoutMs));
       else if (stopped === 'abort') reject(signal?.reason ?? new Error('aborted'));
       else if (error) reject(error);
-      else resolve({ seconds });
+      else resolve({ seconds, frames, log });
     };
     // 'end' and 'error' come after the process has exited and its pipes have closed.
     command.on('end', () => {

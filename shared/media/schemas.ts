@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { vorbisQualityOnlyRates } from '#shared/media/audio-limits.ts';
 import {
   type AudioOutputFormat,
+  animationFormats,
   audioOutputFormats,
   imageOutputFormats,
   videoOutputFormats,
@@ -105,32 +106,57 @@ const dimension = (axis: string) =>
     .min(16)
     .max(7680)
     .describe(
-      `Output ${axis} in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits.`,
+      `Output ${axis} in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. gif and webp: default the source's width, at most 480; up to 3840 on either side.`,
     );
 
-export const videoConvertBody = z.strictObject({
-  sourceUrl,
-  outputFormat: z.enum(videoOutputFormats).describe('The container to write.'),
-  width: dimension('width').optional(),
-  height: dimension('height').optional(),
-  quality: z
-    .enum(videoQualities)
-    .optional()
-    .describe(
-      'Encoding quality: low, medium (the default when re-encoding) or high. Giving it asks for a re-encode even where the stream could be copied.',
-    ),
-  fps: z
-    .number()
-    .min(0.01)
-    .max(120)
-    .optional()
-    .describe(
-      'Output frame rate, 0.01–120. A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits.',
-    ),
-  start: start.optional(),
-  duration: duration.optional(),
-  mute: z.boolean().default(false).describe('Drop the audio.'),
-});
+/** A loop flag means nothing to a video container. */
+function checkLoop(
+  body: { outputFormat: string; loop?: boolean | undefined },
+  context: z.core.$RefinementCtx,
+): void {
+  if (body.loop !== undefined && !(animationFormats as readonly string[]).includes(body.outputFormat)) {
+    context.addIssue({
+      code: 'custom',
+      path: ['loop'],
+      message: `${body.outputFormat} is a video, which players loop or not; loop is for gif and webp`,
+    });
+  }
+}
+
+export const videoConvertBody = z
+  .strictObject({
+    sourceUrl,
+    outputFormat: z
+      .enum([...videoOutputFormats, ...animationFormats])
+      .describe(
+        'The container to write, or an animation: gif (a palette computed from the clip) or webp (animated).',
+      ),
+    width: dimension('width').optional(),
+    height: dimension('height').optional(),
+    quality: z
+      .enum(videoQualities)
+      .optional()
+      .describe(
+        'Encoding quality: low, medium (the default when re-encoding) or high. Giving it asks for a re-encode even where the stream could be copied.',
+      ),
+    fps: z
+      .number()
+      .min(0.01)
+      .max(120)
+      .optional()
+      .describe(
+        'Output frame rate, 0.01–120 (gif and webp: default 10). A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits.',
+      ),
+    start: start.optional(),
+    duration: duration.optional(),
+    mute: z.boolean().default(false).describe('Drop the audio (gif and webp have none).'),
+    loop: z
+      .boolean()
+      .optional()
+      .describe('gif and webp only: play the animation for ever (true, the default) or once.'),
+  })
+  .superRefine(checkLoop)
+  .meta(when({ outputFormat: [...videoOutputFormats] }, without('loop')));
 export type VideoConvertBody = z.infer<typeof videoConvertBody>;
 
 export const extractAudioBody = z

@@ -187,7 +187,7 @@ const documentSchemas: Record<string, JsonSchema> = {
 };
 
 function successResponse(route: RouteSpec, name: string, registry: SchemaRegistry): JsonSchema {
-  if (route.response) {
+  if (route.response && route.kind !== 'file') {
     return {
       description: 'OK',
       headers: everyAnswerHeaders,
@@ -201,8 +201,13 @@ function successResponse(route: RouteSpec, name: string, registry: SchemaRegistr
   }
   if (route.produces?.length) {
     const isFile = route.kind === 'file';
+    // A file route that may also answer JSON (a waveform's peaks) documents that answer's schema.
     const schemaOf = (type: string) =>
-      isFile ? { type: 'string', format: 'binary' } : (documentSchemas[type] ?? { type: 'string' });
+      isFile && route.response && type.startsWith('application/json')
+        ? registry.add(`${name}Response`, route.response, 'output')
+        : isFile
+          ? { type: 'string', format: 'binary' }
+          : (documentSchemas[type] ?? { type: 'string' });
     return {
       description: isFile
         ? 'The converted file itself, with its Content-Type.'

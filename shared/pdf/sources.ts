@@ -103,6 +103,8 @@ export async function downloadBatch(
   urls: readonly string[],
   accept: readonly SourceFormat[],
   request: SourceRequest,
+  /** Names a file the byte sniffer cannot (the media routes ask ffprobe). */
+  identify?: (path: string, signal: AbortSignal) => Promise<SourceFormat | undefined>,
 ): Promise<Source[]> {
   const { workspace, limits } = request;
   const { tier } = request.caller;
@@ -132,6 +134,7 @@ export async function downloadBatch(
           maxBytes: limits.maxSourceBytes,
           tier,
           accept,
+          ...(identify ? { identify: (path: string) => identify(path, signal) } : {}),
           signal,
           deadline: request.deadline,
           field,

@@ -1,4 +1,5 @@
 import {
+  animationFormats,
   audioOutputFormats,
   contentTypeOf,
   imageOutputFormats,
@@ -17,16 +18,16 @@ import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
 import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 import { videoFormats } from '#shared/source/formats.ts';
 
-const sampleVideo = 'https://www.w3schools.com/html/mov_bbb.mp4';
-const sampleAudio = 'https://www.w3schools.com/html/horse.mp3';
+export const sampleVideo = 'https://www.w3schools.com/html/mov_bbb.mp4';
+export const sampleAudio = 'https://www.w3schools.com/html/horse.mp3';
 
-const sourceRules =
+export const sourceRules =
   'The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) ' +
   'and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio ' +
   'layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. ' +
   'Playlists and other text files are refused.';
 
-const tierLength =
+export const tierLength =
   'A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 ' +
   '`media_too_long` before any work starts, its length read from the packets where the header only estimates ' +
   'or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on ' +
@@ -48,7 +49,7 @@ const audioBitrates =
   'it takes, named by the `X-Audio-Bitrate` header (Vorbis at 88200 or 96000 Hz takes none: a bitrate there ' +
   'answers 400 `validation_failed`).';
 
-const typesOf = (formats: readonly (keyof typeof contentTypeOf)[]) =>
+export const typesOf = (formats: readonly (keyof typeof contentTypeOf)[]) =>
   formats.map((format) => contentTypeOf[format]);
 
 export const audioConvertRoute = defineRoute({
@@ -82,10 +83,14 @@ export const videoConvertRoute = defineRoute({
   kind: 'file',
   sizing: streamedSizing(3008, 900, 10),
   jobStore: 'run',
-  formats: { categories: ['video'], inputs: videoFormats, outputs: videoOutputFormats },
+  formats: {
+    categories: ['video'],
+    inputs: videoFormats,
+    outputs: [...videoOutputFormats, ...animationFormats],
+  },
   tierNeeds: fileRouteNeeds,
   tag: 'Media',
-  summary: 'Convert a video to another container, resize, re-time or cut it',
+  summary: 'Convert a video to another container or to an animated GIF or WebP, resize, re-time or cut it',
   description:
     `${sourceRules} Streams whose codec the target container holds are copied without re-encoding unless ` +
     'a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions ' +
@@ -98,10 +103,21 @@ export const videoConvertRoute = defineRoute({
     'frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 ' +
     '(avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets ' +
     '(one that states none) ends within a frame of 25 a second of where they end. ' +
+    'gif and webp are animations: frames at `fps` (default 10) and `width` (default the source’s, at most 480), ' +
+    'up to 3840 pixels on either side and 3000 frames (400 `validation_failed` naming the duration or fps that ' +
+    'fits), without sound; loop (default true) plays them for ever or once. A GIF is made in two passes: a ' +
+    '256-colour palette computed from the clip’s own frames, then the frames mapped onto it with error ' +
+    'diffusion; an animated WebP is full-colour and lossy (quality low, medium, high: 50, 75, 90). ' +
     `${tierLength}`,
   body: videoConvertBody,
-  produces: typesOf(videoOutputFormats),
+  produces: typesOf([...videoOutputFormats, ...animationFormats]),
   example: { sourceUrl: sampleVideo, outputFormat: 'webm', width: 320, quality: 'low' },
+  moreExamples: {
+    gif: {
+      summary: 'An animated GIF of the first three seconds',
+      body: { sourceUrl: sampleVideo, outputFormat: 'gif', duration: 3, fps: 10, width: 320 },
+    },
+  },
   errors: [...sourceErrors, 'no_video_stream', 'invalid_range', 'media_too_long', 'engine_unavailable'],
 });
 

@@ -1,15 +1,20 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { concatList, planCopy, planReencode } from '#shared/media/concat.ts';
+import { planAnimation } from '#shared/media/convert-animation.ts';
 import { planAudio } from '#shared/media/convert-audio.ts';
 import { planVideo } from '#shared/media/convert-video.ts';
 import type { MediaSourceFormat } from '#shared/media/formats.ts';
+import { loudnessReport, planCorrect, planMeasure } from '#shared/media/normalize.ts';
 import { type MediaInfo, probeMedia } from '#shared/media/probe.ts';
 import { type FfmpegJob, ffmpegArguments } from '#shared/media/run.ts';
 import { planThumbnail } from '#shared/media/thumbnail.ts';
+import { planWaveform } from '#shared/media/waveform.ts';
 import { buildFfmpegLayer } from '../../layers/ffmpeg/build.ts';
 import type { BuiltLayer } from '../../layers/layer.ts';
 import { MediaFixtures, probe } from '../unit/media/fixtures.ts';
@@ -107,16 +112,100 @@ describe('the ffmpeg layer', () => {
     ] as const) {
       const job = planThumbnail(mp4.input, mp4.info, { outputFormat: format }, join(out, `d.${format}`));
       await runWithLayer(job);
-      // The layer reads no images (no route needs it), so Debian's ffprobe reads them back.
+      // The layer reads no images but the GIF palette it writes itself, so Debian's ffprobe reads them back.
       expect((await probe(job.output)).video?.codec_name).toBe(codec);
     }
   });
 
-  it('has no network protocols and no playlist demuxers', async () => {
+  it('makes animations as /video-convert asks: a GIF on the clip’s palette (two passes), an animated WebP', async () => {
+    const mp4 = await source('mp4');
+    const [palette, gif] = planAnimation(
+      mp4.input,
+      mp4.info,
+      { outputFormat: 'gif', fps: 5 },
+      join(out, 'e.gif'),
+      join(out, 'e.png'),
+    );
+    for (const job of [palette!, gif!]) await runWithLayer(job);
+    const { stdout: frames } = await run('identify', ['-format', '%W×%H\n', join(out, 'e.gif')]);
+    expect(frames.trim().split('\n')).toEqual(Array(5).fill('160×120'));
+    const [webp] = planAnimation(
+      mp4.input,
+      mp4.info,
+      { outputFormat: 'webp', fps: 5, loop: false },
+      join(out, 'f.webp'),
+      '',
+    );
+    await runWithLayer(webp!);
+    const { stdout: info } = await run('webpmux', ['-info', join(out, 'f.webp')]);
+    expect(info).toMatch(/Number of frames: 5/);
+    expect(info).toMatch(/Loop Count\s*:\s*1/);
+  });
+
+  it('measures and corrects loudness (loudnorm, two passes) and streams PCM for waveforms', async () => {
+    const wav = await source('wav');
+    const options = { targetLufs: -20, truePeak: -1.5 };
+    const measuring = planMeasure(wav.input, wav.info, options, 120);
+    const { stderr } = await runWithLayer(measuring);
+    const measured = loudnessReport(stderr);
+    expect(Number(measured?.input_i)).toBeLessThan(-5);
+    const { job } = planCorrect(
+      wav.input,
+      wav.info,
+      { ...options, outputFormat: 'flac' },
+      measured!,
+      join(out, 'g.flac'),
+      120,
+    );
+    const corrected = loudnessReport((await runWithLayer(job)).stderr);
+    expect(Math.abs(Number(corrected?.output_i) + 20)).toBeLessThanOrEqual(1);
+    expect((await probe(job.output)).audio?.codec_name).toBe('flac');
+
+    const pcm = planWaveform(wav.input, wav.info, 120);
+    const { stdout } = await run(tool('ffmpeg'), ffmpegArguments(pcm), {
+      env: {},
+      cwd: out,
+      encoding: 'buffer',
+    });
+    // One second of stereo 16-bit samples at 44.1 kHz.
+    expect(Math.abs(stdout.length - 44_100 * 2 * 2)).toBeLessThan(4 * 2048);
+  });
+
+  it('joins sources: as they are from a list (concat demuxer), or brought to one shape (concat filter)', async () => {
+    const mp4 = await source('mp4');
+    // The list names the sources relative to its own folder, as the route writes it.
+    const same = [];
+    for (const name of ['source-a', 'source-b']) {
+      await copyFile(mp4.input.path, join(out, name));
+      same.push({ ...mp4, input: { ...mp4.input, path: join(out, name) }, signature: '' });
+    }
+    const list = join(out, 'list.txt');
+    await writeFile(list, concatList(same));
+    const copied = planCopy(same, 'mp4', list, join(out, 'h.mp4'), 120, 2);
+    await runWithLayer(copied);
+    expect((await probe(copied.output)).duration).toBeCloseTo(2, 0);
+
+    const mkv = await source('mkv');
+    const mixed = [mp4, mkv].map((item) => ({ ...item, signature: '' }));
+    const joined = planReencode(mixed, 'webm', join(out, 'i.webm'), 120, 2);
+    await runWithLayer(joined);
+    const result = await probe(joined.output);
+    expect(result.duration).toBeCloseTo(2, 0);
+    expect([result.video?.codec_name, result.audio?.codec_name]).toEqual(['vp9', 'opus']);
+  });
+
+  it('has no network protocols, no playlist demuxer but concat, and concat lists reach only plain relative names', async () => {
     const { stdout: protocols } = await run(tool('ffmpeg'), ['-hide_banner', '-protocols'], { env: {} });
     expect(protocols).toMatch(/\bfile\b/);
-    expect(protocols).not.toMatch(/\b(http|https|tcp|udp|rtmp)\b/);
+    expect(protocols).not.toMatch(/\b(http|https|tcp|udp|rtmp|concat|subfile|data)\b/);
     const { stdout: formats } = await run(tool('ffmpeg'), ['-hide_banner', '-demuxers'], { env: {} });
-    expect(formats).not.toMatch(/\b(hls|concat|sdp|rtsp)\b/);
+    expect(formats).not.toMatch(/\b(hls|sdp|rtsp|dash)\b/);
+    const mp4 = await source('mp4');
+    for (const entry of [mp4.input.path, 'http://127.0.0.1/x.mp4', '../x.mp4']) {
+      const list = join(out, 'unsafe.txt');
+      await writeFile(list, `ffconcat version 1.0\nfile '${entry}'\n`);
+      const job = planCopy([{ ...mp4, signature: '' }], 'mp4', list, join(out, 'j.mp4'), 120, 1);
+      await expect(runWithLayer(job)).rejects.toThrow(/Unsafe file name|Protocol not found|No such file/);
+    }
   });
 });

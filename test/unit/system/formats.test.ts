@@ -22,7 +22,12 @@ describe('GET /formats', () => {
     expect(body.categories.image.inputs).toEqual([...imageInputFormats, 'pdf']);
     expect(body.categories.image.outputs).not.toContain('heic');
     expect(body.categories.pdf.outputs).toEqual(expect.arrayContaining(['pdf', 'zip', 'png', 'jpg', 'webp']));
-    expect(body.categories.audio.outputs).toEqual(['mp3', 'wav', 'ogg', 'aac', 'flac', 'm4a', 'json']);
+    // /media-concat joins audio into video containers too; /audio-waveform draws png and svg.
+    expect(body.categories.audio.outputs).toEqual([
+      ...['mp3', 'wav', 'ogg', 'aac', 'flac', 'm4a', 'json'],
+      ...['mp4', 'webm', 'mkv', 'mov', 'avi', 'png', 'svg'],
+    ]);
+    expect(body.categories.video.outputs).toEqual(expect.arrayContaining(['gif', 'webp']));
     const convert = body.categories.image.operations.find((operation) => operation.path === '/image-convert');
     expect(convert?.options?.outputFormat).toEqual([
       'jpg',
