@@ -3,6 +3,7 @@ import { documentRoutes } from '#shared/routes/documents.ts';
 import { imageRoutes } from '#shared/routes/image.ts';
 import { jobsRoutes } from '#shared/routes/jobs.ts';
 import { mediaRoutes } from '#shared/routes/media.ts';
+import { ocrRoutes } from '#shared/routes/ocr.ts';
 import { officeRoutes } from '#shared/routes/office.ts';
 import { pdfRoutes } from '#shared/routes/pdf.ts';
 import { pdfToolRoutes } from '#shared/routes/pdf-tools.ts';
@@ -20,6 +21,7 @@ export const routes: readonly RouteSpec[] = [
   ...pdfToolRoutes,
   ...documentRoutes,
   ...officeRoutes,
+  ...ocrRoutes,
   ...mediaRoutes,
   ...textRoutes,
   ...cryptoRoutes,

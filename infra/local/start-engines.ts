@@ -27,6 +27,10 @@ async function isPresent(engine: ExternalEngine): Promise<boolean> {
     const { ffmpegPath, ffprobePath } = await import('#shared/media/binaries.ts');
     return (await isExecutable(ffmpegPath)) && (await isExecutable(ffprobePath));
   }
+  if (engine === 'tesseract') {
+    const { ocrConfig } = await import('#shared/ocr/config.ts');
+    return isExecutable(ocrConfig.command.file);
+  }
   if (engine === 'libreoffice') {
     const { officeBinary } = await import('#shared/documents/office-convert.ts');
     return isExecutable(officeBinary);

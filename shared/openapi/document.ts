@@ -33,6 +33,7 @@ const tagDescriptions: Record<RouteSpec['tag'], string> = {
   Crypto: 'HMAC, UUIDs, random bytes, passwords, JWTs, encryption and remote file checksums.',
   Jobs: 'Async jobs of file routes (paid tiers).',
   Documents: 'HTML, web pages and Markdown to PDF, web pages to images (a real browser engine).',
+  OCR: 'Text of images and scanned PDFs (Tesseract), as JSON, plain text or a searchable PDF.',
 };
 
 const statusNames: Record<number, string> = {
@@ -186,7 +187,7 @@ const documentSchemas: Record<string, JsonSchema> = {
 };
 
 function successResponse(route: RouteSpec, name: string, registry: SchemaRegistry): JsonSchema {
-  if (route.response) {
+  if (route.response && !route.produces?.length) {
     return {
       description: 'OK',
       headers: everyAnswerHeaders,
@@ -200,8 +201,13 @@ function successResponse(route: RouteSpec, name: string, registry: SchemaRegistr
   }
   if (route.produces?.length) {
     const isFile = route.kind === 'file';
+    // A file route that may also answer JSON (`/ocr`'s `json` output) documents that answer's schema.
     const schemaOf = (type: string) =>
-      isFile ? { type: 'string', format: 'binary' } : (documentSchemas[type] ?? { type: 'string' });
+      route.response && type === 'application/json'
+        ? registry.add(`${name}Response`, route.response, 'output')
+        : isFile
+          ? { type: 'string', format: 'binary' }
+          : (documentSchemas[type] ?? { type: 'string' });
     return {
       description: isFile
         ? 'The converted file itself, with its Content-Type.'
