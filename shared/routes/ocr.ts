@@ -52,7 +52,7 @@ export const ocrRoute = defineRoute({
   sizing: streamedSizing(2048, ocrTimeoutSeconds, 3),
   jobStore: 'run',
   formats: {
-    categories: ['image', 'pdf'],
+    categories: ['pdf'],
     inputs: [...imageInputFormats, 'pdf'],
     outputs: ['json', 'txt', 'pdf'],
   },
