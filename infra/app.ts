@@ -6,6 +6,7 @@ import { routes } from '#shared/routes.ts';
 import { buildFfmpegLayer } from '../layers/ffmpeg/build.ts';
 import { projectRoot } from '../layers/layer.ts';
 import { buildSharpLayer } from '../layers/sharp/build.ts';
+import { buildTesseractLayer } from '../layers/tesseract/build.ts';
 import { buildBrowserLayers } from './stack/browser-layer.ts';
 import { bundleFunctions } from './stack/bundle.ts';
 import { authorizerFunction, FileConversionStack } from './stack/stack.ts';
@@ -23,7 +24,12 @@ const { version } = JSON.parse(readFileSync(join(projectRoot, 'package.json'), '
   version: string;
 };
 
-const layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer(), ...buildBrowserLayers() };
+const layers = {
+  sharp: buildSharpLayer(),
+  ffmpeg: buildFfmpegLayer(),
+  tesseract: buildTesseractLayer(),
+  ...buildBrowserLayers(),
+};
 const bundles = await bundleFunctions({
   rootDir: projectRoot,
   // A build cache that git and the linter already leave alone.

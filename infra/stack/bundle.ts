@@ -4,7 +4,7 @@ import { build, type Plugin } from 'esbuild';
 import { copyPackages, directorySize } from '../../layers/copy-packages.ts';
 import { type BrowserLayerName, browserLayerNames, browserMarker } from './browser-layer.ts';
 
-export type LayerName = 'sharp' | 'ffmpeg' | BrowserLayerName;
+export type LayerName = 'sharp' | 'ffmpeg' | 'tesseract' | BrowserLayerName;
 
 /**
  * Packages that cannot be inlined into a bundle, and where a function finds them at run time.
@@ -28,6 +28,9 @@ const shippedWithFunction = Object.keys(unbundled).filter((pkg) => unbundled[pkg
 
 /** A bundle that contains this module runs ffmpeg, so it gets the ffmpeg layer and its paths. */
 const ffmpegMarker = 'shared/media/binaries.ts';
+
+/** A bundle that contains this module runs tesseract, so it gets the tesseract layer. */
+const tesseractMarker = 'shared/ocr/tesseract.ts';
 
 export interface FunctionBundle {
   /** Folder under functions/ and the route table's `function` value. */
@@ -176,6 +179,7 @@ export async function bundleFunction(
     else ownPackages.push(pkg);
   }
   if (endsWith(inputs, ffmpegMarker)) layers.add('ffmpeg');
+  if (endsWith(inputs, tesseractMarker)) layers.add('tesseract');
   if (endsWith(inputs, browserMarker)) for (const layer of browserLayerNames) layers.add(layer);
   if (ownPackages.length > 0) copyPackages(ownPackages, rootDir, join(dir, 'node_modules'));
   return { name, dir, layers: [...layers].sort(), sizeBytes: directorySize(dir) };

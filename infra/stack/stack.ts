@@ -242,6 +242,7 @@ export class FileConversionStack extends Stack {
     const descriptions: Record<LayerName, string> = {
       sharp: 'sharp and libvips for linux-x64, under nodejs/node_modules',
       ffmpeg: 'Static ffmpeg and ffprobe for linux-x64, under bin/',
+      tesseract: "Debian 12's tesseract, its libraries and language data, under tesseract/",
       ...browserLayerDescriptions,
     };
     const layerOf = (name: LayerName): NativeLayer => {
@@ -267,6 +268,7 @@ export class FileConversionStack extends Stack {
     return {
       sharp: layerOf('sharp'),
       ffmpeg: layerOf('ffmpeg'),
+      tesseract: layerOf('tesseract'),
       chromium: layerOf('chromium'),
       fonts: layerOf('fonts'),
     };

@@ -17,6 +17,8 @@ const languageList = z
   .pipe(z.array(z.string().regex(languageCodePattern, 'a Tesseract language code such as "chi_sim"')));
 
 const envSchema = z.object({
+  /** Where the tesseract layer is (its bin/, lib/ and tessdata/); on Lambda /opt/tesseract. */
+  TESSERACT_LAYER_DIR: z.string().min(1).default(lambdaTesseractDir),
   /** A tesseract binary to run instead of the layer's or the system's. */
   TESSERACT_PATH: z.string().min(1).optional(),
   /** The folder of the `.traineddata` files, when not the binary's own default. */
@@ -40,12 +42,13 @@ export interface TesseractCommand {
 
 function resolveCommand(env: z.infer<typeof envSchema>): TesseractCommand {
   if (env.TESSERACT_PATH) return { file: env.TESSERACT_PATH, prefix: [], tessdata: env.TESSDATA_PREFIX };
-  const layerLoader = `${lambdaTesseractDir}/lib/ld-linux-x86-64.so.2`;
+  const layer = env.TESSERACT_LAYER_DIR;
+  const layerLoader = `${layer}/lib/ld-linux-x86-64.so.2`;
   if (existsSync(layerLoader)) {
     return {
       file: layerLoader,
-      prefix: ['--library-path', `${lambdaTesseractDir}/lib`, `${lambdaTesseractDir}/bin/tesseract`],
-      tessdata: env.TESSDATA_PREFIX ?? `${lambdaTesseractDir}/tessdata`,
+      prefix: ['--library-path', `${layer}/lib`, `${layer}/bin/tesseract`],
+      tessdata: env.TESSDATA_PREFIX ?? `${layer}/tessdata`,
     };
   }
   return { file: '/usr/bin/tesseract', prefix: [], tessdata: env.TESSDATA_PREFIX };

@@ -14,6 +14,7 @@ import {
 import { buildFfmpegLayer } from '../../layers/ffmpeg/build.ts';
 import { type BuiltLayer, projectRoot } from '../../layers/layer.ts';
 import { buildSharpLayer } from '../../layers/sharp/build.ts';
+import { buildTesseractLayer } from '../../layers/tesseract/build.ts';
 
 export interface Synthesized {
   app: App;
@@ -44,7 +45,12 @@ export type SynthOptions = Partial<
 
 export async function synthesize(options: SynthOptions = {}): Promise<Synthesized> {
   const scratch = mkdtempSync(join(tmpdir(), 'infra-synth-'));
-  const layers = { sharp: buildSharpLayer(), ffmpeg: buildFfmpegLayer(), ...buildBrowserLayers() };
+  const layers = {
+    sharp: buildSharpLayer(),
+    ffmpeg: buildFfmpegLayer(),
+    tesseract: buildTesseractLayer(),
+    ...buildBrowserLayers(),
+  };
   const bundles = await bundleFunctions({
     rootDir: projectRoot,
     outDir: join(scratch, 'functions'),
