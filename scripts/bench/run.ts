@@ -23,6 +23,7 @@ import { benchImages } from './image.ts';
 import { benchMedia } from './media.ts';
 import { benchMemory } from './memory.ts';
 import { benchMemoryOps } from './memory-ops.ts';
+import { benchOcr } from './ocr.ts';
 import { benchPdf } from './pdf.ts';
 import { benchPdfBytes } from './pdf-bytes.ts';
 import { type Budget, renderBudgets, renderSection, type SectionResult } from './report.ts';
@@ -37,6 +38,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   'pdf-bytes': benchPdfBytes,
   media: benchMedia,
   documents: benchDocuments,
+  ocr: benchOcr,
   text: benchText,
   'cold-start': benchColdStart,
   memory: benchMemory,
