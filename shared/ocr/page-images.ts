@@ -67,6 +67,12 @@ async function imagePages(
         : undefined;
       const decoded = await decodeToPng(source.path, format, workspace);
       const scale = fittingScale(decoded.width * decoded.height);
+      const dpi = stated !== undefined && stated >= minStatedDpi ? stated * scale : undefined;
+      const opaque = await sharp(decoded.path)
+        .metadata()
+        .then((meta) => !meta.hasAlpha);
+      // The decoded PNG is Tesseract's input as it stands when nothing is left to do to it.
+      if (opaque && scale === 1) return { path: decoded.path, dpi };
       const path = await workspace.file('page-1.png');
       try {
         let image = sharp(decoded.path, { limitInputPixels: false }).flatten({ background: '#ffffff' });
@@ -78,7 +84,6 @@ async function imagePages(
       } finally {
         await rm(decoded.path, { force: true });
       }
-      const dpi = stated !== undefined && stated >= minStatedDpi ? stated * scale : undefined;
       return { path, dpi };
     },
     close() {},
