@@ -7,6 +7,7 @@ import { buildFfmpegLayer } from '../layers/ffmpeg/build.ts';
 import { projectRoot } from '../layers/layer.ts';
 import { buildQpdfLayer } from '../layers/qpdf/build.ts';
 import { buildSharpLayer } from '../layers/sharp/build.ts';
+import { buildTesseractLayer } from '../layers/tesseract/build.ts';
 import { buildBrowserLayers } from './stack/browser-layer.ts';
 import { bundleFunctions } from './stack/bundle.ts';
 import { authorizerFunction, FileConversionStack } from './stack/stack.ts';
@@ -28,6 +29,7 @@ const layers = {
   sharp: buildSharpLayer(),
   ffmpeg: buildFfmpegLayer(),
   qpdf: buildQpdfLayer(),
+  tesseract: buildTesseractLayer(),
   ...buildBrowserLayers(),
 };
 const bundles = await bundleFunctions({

@@ -4,7 +4,9 @@
 # ImageMagick, Ghostscript; libwebp's tools, which write animated WebPs as real encoders do, and
 # Pillow, which reads them back through libwebp's animation decoder), and Debian's ffmpeg: the
 # release the ffmpeg layer is compiled from, which the media code runs outside Lambda; and Debian's LibreOffice (-nogui) with the Carlito and
-# Caladea fonts, which /office-to-pdf runs outside its container image. `npm test` runs this first;
+# Caladea fonts, which /office-to-pdf runs outside its container image; and Debian's
+# Tesseract with the language data /ocr ships (eng, deu, fra, spa, ita, por, nld, and osd for
+# orientation), which /ocr runs outside Lambda and the tesseract layer is copied from. `npm test` runs this first;
 # no test file installs anything.
 #
 # Installs the missing ones from Debian's packages when it can (as root, or through sudo without a
@@ -34,6 +36,15 @@ tools=(
   dmtx-utils:dmtxread
   zint:zint
   python3-zxing-cpp:python3-zxing-cpp
+  tesseract-ocr:tesseract
+  tesseract-ocr-eng:tessdata-eng
+  tesseract-ocr-deu:tessdata-deu
+  tesseract-ocr-fra:tessdata-fra
+  tesseract-ocr-spa:tessdata-spa
+  tesseract-ocr-ita:tessdata-ita
+  tesseract-ocr-por:tessdata-por
+  tesseract-ocr-nld:tessdata-nld
+  tesseract-ocr-osd:tessdata-osd
 )
 
 # Where test/support/browser.ts looks for a Chromium, in the same order.
@@ -59,6 +70,7 @@ has() {
     python3-pil) /usr/bin/python3 -c 'import PIL.WebPImagePlugin' 2>/dev/null ;;
     python3-zxing-cpp) /usr/bin/python3 -c 'import zxingcpp' 2>/dev/null ;;
     font-*) fc-list : family 2>/dev/null | grep -qi "^${1#font-}" ;;
+    tessdata-*) tesseract --list-langs 2>/dev/null | grep -qx "${1#tessdata-}" ;;
     *) command -v "$1" >/dev/null 2>&1 ;;
   esac
 }
@@ -76,7 +88,7 @@ missing_packages() {
 
 mapfile -t missing < <(missing_packages)
 if ((${#missing[@]} == 0)); then
-  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg, webp, python3-pil, libreoffice, fonts, zbar, dmtx, zint, zxing-cpp)"
+  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg, webp, python3-pil, libreoffice, fonts, zbar, dmtx, zint, zxing-cpp, tesseract)"
   exit 0
 fi
 

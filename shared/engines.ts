@@ -34,6 +34,12 @@ export const externalEngines = {
     routes: '/office-to-pdf',
     howToGet: 'npm run system-tools installs it (Debian package libreoffice); or set OFFICE_BINARY',
   },
+  tesseract: {
+    label: 'Tesseract',
+    routes: '/ocr',
+    howToGet:
+      "npm run system-tools installs Debian's tesseract-ocr and its language packages; on Lambda the tesseract layer (npm run layer:tesseract); or set TESSERACT_PATH and TESSDATA_PREFIX",
+  },
 } as const;
 
 export type ExternalEngine = keyof typeof externalEngines;

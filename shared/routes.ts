@@ -6,6 +6,7 @@ import { imageToolRoutes } from '#shared/routes/image-tools.ts';
 import { jobsRoutes } from '#shared/routes/jobs.ts';
 import { mediaRoutes } from '#shared/routes/media.ts';
 import { mediaToolRoutes } from '#shared/routes/media-tools.ts';
+import { ocrRoutes } from '#shared/routes/ocr.ts';
 import { officeRoutes } from '#shared/routes/office.ts';
 import { pdfRoutes } from '#shared/routes/pdf.ts';
 import { pdfDrawRoutes } from '#shared/routes/pdf-draw.ts';
@@ -26,6 +27,7 @@ export const routes: readonly RouteSpec[] = [
   ...pdfDrawRoutes,
   ...documentRoutes,
   ...officeRoutes,
+  ...ocrRoutes,
   ...mediaRoutes,
   ...mediaToolRoutes,
   ...textRoutes,

@@ -600,6 +600,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ocr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the text of images and scanned PDFs (OCR), as JSON, text or a searchable PDF
+         * @description Text is read by Tesseract (its LSTM engine, the "fast" models of its tessdata, one thread) with automatic page segmentation and orientation detection: a page turned by a quarter or upside down is read upright, and lines a few degrees askew are followed by the layout analysis. Images (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico) are one page: upright by their EXIF orientation, the first frame of an animation, flattened on white; their own resolution is kept when they state one of 100 dpi or more, else Tesseract estimates it from the text. PDF pages are rendered by PDFium at 300 dpi, as `/pdf-to-image` renders them, and read whether or not they already hold text (the answer is what the page shows). A page is read with at most 36 million pixels (larger images are scaled down, larger pages rendered at the dpi that fits). The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. A request reads at most 5 pages on the free tier, 50 on pro and 200 on enterprise: past it the answer is 400 `validation_failed` naming the tier that reads that many. A page is read within 120 s (or what the request has left), else 400 `invalid_source_file` naming the page. Reading takes about 4 s a page: a request whose pages would not be read in the time it has (900 s) is answered 400 `validation_failed` naming how many pages fit, before any page is read. Long documents are best sent as async jobs (`callbackUrl`). Languages whose data is not installed on the server, or a missing engine, answer 503 `engine_unavailable`. `json` answers `{text, pages:[{number, text, confidence}]}` (`<name>.json`): each page’s text with paragraphs separated by an empty line, and Tesseract’s mean word confidence (0–100); `text` joins the pages with a form feed. `txt` answers the same text (`<name>.txt`, UTF-8). `pdf` answers a searchable PDF (`<name>.pdf`): one page per page read, each the page’s image (JPEG, or G4 for black and white) at its size, with an invisible text layer (render mode 3) in which every word is placed and scaled over its box in the image, so that selecting, copying and searching work in a viewer. The PDF carries no active content.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         */
+        post: operations["ocr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audio-convert": {
         parameters: {
             query?: never;
@@ -1184,6 +1206,8 @@ export interface components {
                 chromium: string;
                 /** @description The LibreOffice (/office-to-pdf) version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
                 libreoffice: string;
+                /** @description The Tesseract (/ocr) version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
+                tesseract: string;
                 /** @description The Node.js version. */
                 node: string;
             };
@@ -1400,6 +1424,19 @@ export interface components {
             }[];
             /** @description Characters (Unicode code points) of all pages together. */
             characters: number;
+        };
+        OcrResponse: {
+            /** @description The text of all pages, pages separated by a form feed ("\f"), lines by "\n". */
+            text: string;
+            /** @description The pages read, in page order. */
+            pages: {
+                /** @description The page number, counted from 1 (an image is page 1). */
+                number: number;
+                /** @description The page’s text: paragraphs separated by an empty line, lines by "\n". */
+                text: string;
+                /** @description Tesseract’s mean word confidence on the page, 0–100; 0 when no word was found. */
+                confidence: number;
+            }[];
         };
         MediaInfoResponse: {
             /** @description The container format read from the bytes, e.g. mp4, webm, mp3. */
@@ -2504,6 +2541,37 @@ export interface components {
                      * @description An absolute http(s) URL of the document (docx, doc, xlsx, xls, pptx, ppt, odt, ods, odp, rtf); the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                };
+            };
+        };
+        OcrRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of an image (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico) or a PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The languages of the text, as Tesseract's codes, at most 4, the likeliest first. Shipped: eng, deu, fra, spa, ita, por, nld; a deployment may offer more. A language not offered answers 400 `validation_failed` listing those that are.
+                     * @default [
+                     *       "eng"
+                     *     ]
+                     */
+                    languages?: string[];
+                    /** @description The PDF pages to read in range syntax, e.g. "1-3,5,7-" (default all; each page once, in page order). At most free 5, pro 50, enterprise 200 pages a request. An image is one page. */
+                    pages?: string;
+                    /**
+                     * @description `json`: `{text, pages:[{number, text, confidence}]}`; `txt`: the text; `pdf`: a searchable PDF, each page image with an invisible text layer over its words.
+                     * @default json
+                     * @enum {string}
+                     */
+                    outputFormat?: "json" | "txt" | "pdf";
                     /**
                      * Format: uri
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
@@ -5580,6 +5648,110 @@ export interface operations {
                     };
                 };
             };
+        };
+    };
+    ocr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["OcrRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OcrResponse"];
+                    "text/plain": Blob;
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
         };
     };
     audioConvert: {

@@ -104,13 +104,20 @@ async function pdfiumVersion(): Promise<string | null> {
   }
 }
 
+/** The tesseract /ocr runs (its layer's, or Debian's off Lambda), by `tesseract --version`. */
+async function tesseractVersion(): Promise<string | null> {
+  const { tesseractVersion: read } = await import('#shared/ocr/tesseract.ts');
+  return read(VERSION_TIMEOUT_MS);
+}
+
 async function readEngineVersions(): Promise<EngineVersions> {
-  const [images, ffmpeg, pdfium, chromium, libreoffice] = await Promise.all([
+  const [images, ffmpeg, pdfium, chromium, libreoffice, tesseract] = await Promise.all([
     sharpVersions(),
     ffmpegVersion(),
     pdfiumVersion(),
     chromiumVersion(),
     libreofficeVersion(),
+    tesseractVersion(),
   ]);
   const shown = (version: string | null) => version ?? UNAVAILABLE;
   return {
@@ -120,6 +127,7 @@ async function readEngineVersions(): Promise<EngineVersions> {
     pdfium: shown(pdfium),
     chromium: shown(chromium),
     libreoffice: shown(libreoffice),
+    tesseract: shown(tesseract),
     node: process.versions.node,
   };
 }

@@ -35,6 +35,10 @@ async function isPresent(engine: ExternalEngine): Promise<boolean> {
     const { fontsPresent } = await import('#shared/pdf/fonts.ts');
     return fontsPresent();
   }
+  if (engine === 'tesseract') {
+    const { ocrConfig } = await import('#shared/ocr/config.ts');
+    return isExecutable(ocrConfig.command.file);
+  }
   if (engine === 'libreoffice') {
     const { officeBinary } = await import('#shared/documents/office-convert.ts');
     return isExecutable(officeBinary);

@@ -4,7 +4,7 @@ import { build, type Metafile, type Plugin } from 'esbuild';
 import { copyPackages, directorySize } from '../../layers/copy-packages.ts';
 import { type BrowserLayerName, browserLayerNames, browserMarker } from './browser-layer.ts';
 
-export type LayerName = 'sharp' | 'ffmpeg' | 'qpdf' | BrowserLayerName;
+export type LayerName = 'sharp' | 'ffmpeg' | 'qpdf' | 'tesseract' | BrowserLayerName;
 
 /**
  * Packages that cannot be inlined into a bundle, and where a function finds them at run time.
@@ -41,6 +41,8 @@ const layerMarkers: ReadonlyArray<{ module: string; layers: readonly LayerName[]
   { module: 'shared/pdf/fonts.ts', layers: ['fonts'], packages: ['harfbuzzjs'] },
   // Runs qpdf (a PDF route given a password, protect, unlock).
   { module: 'shared/pdf/qpdf.ts', layers: ['qpdf'] },
+  // Runs tesseract.
+  { module: 'shared/ocr/tesseract.ts', layers: ['tesseract'] },
   // Drives the browser.
   { module: browserMarker, layers: browserLayerNames },
 ];
@@ -50,6 +52,9 @@ const layerMarkers: ReadonlyArray<{ module: string; layers: readonly LayerName[]
  * harfbuzzjs package, whose hb-subset WebAssembly file it reads at run time.
  */
 const fontsMarker = 'shared/pdf/fonts.ts';
+
+/** A bundle that contains this module runs tesseract, so it gets the tesseract layer. */
+const tesseractMarker = 'shared/ocr/tesseract.ts';
 
 export interface FunctionBundle {
   /** Folder under functions/ and the route table's `function` value. */

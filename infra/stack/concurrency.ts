@@ -43,6 +43,8 @@ export const families: Record<RouteSpec['tag'] | 'Authorizer', { seconds: number
   Media: { seconds: 20, cap: 15 },
   // A browser render holds a 2 GB container for a few seconds (up to the 30 s load budget).
   Documents: { seconds: 5, cap: 10 },
+  // OCR holds a 2 GB container a few seconds a page (minutes for a long document, as a job).
+  OCR: { seconds: 10, cap: 10 },
   // Every request passes the authorizer, including those with a made-up key that WAF cannot count.
   // Counted at a whole second per call (cold starts, key-list reads) so that it is not what
   // throttles real traffic first.

@@ -260,6 +260,7 @@ export class FileConversionStack extends Stack {
       sharp: 'sharp and libvips for linux-x64, under nodejs/node_modules',
       ffmpeg: 'Static ffmpeg and ffprobe for linux-x64, under bin/',
       qpdf: 'Static qpdf for linux-x64, under bin/',
+      tesseract: "Debian 12's tesseract, its libraries and language data, under tesseract/",
       ...browserLayerDescriptions,
     };
     const layerOf = (name: LayerName): NativeLayer => {
@@ -286,6 +287,7 @@ export class FileConversionStack extends Stack {
       sharp: layerOf('sharp'),
       ffmpeg: layerOf('ffmpeg'),
       qpdf: layerOf('qpdf'),
+      tesseract: layerOf('tesseract'),
       chromium: layerOf('chromium'),
       fonts: layerOf('fonts'),
     };

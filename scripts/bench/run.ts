@@ -26,6 +26,7 @@ import { benchMedia } from './media.ts';
 import { benchMediaTools } from './media-tools.ts';
 import { benchMemory } from './memory.ts';
 import { benchMemoryOps } from './memory-ops.ts';
+import { benchOcr } from './ocr.ts';
 import { benchPdf } from './pdf.ts';
 import { benchPdfBytes } from './pdf-bytes.ts';
 import { benchPdfCrypt } from './pdf-crypt.ts';
@@ -46,6 +47,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   media: benchMedia,
   'media-tools': benchMediaTools,
   documents: benchDocuments,
+  ocr: benchOcr,
   text: benchText,
   'cold-start': benchColdStart,
   memory: benchMemory,

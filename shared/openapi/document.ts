@@ -34,6 +34,7 @@ const tagDescriptions: Record<RouteSpec['tag'], string> = {
   Jobs: 'Async jobs of file routes (paid tiers).',
   Documents: 'HTML, web pages and Markdown to PDF, web pages to images (a real browser engine).',
   Codes: 'QR codes and barcodes: drawn from a text, and read from images and PDF pages.',
+  OCR: 'Text of images and scanned PDFs (Tesseract), as JSON, plain text or a searchable PDF.',
 };
 
 const statusNames: Record<number, string> = {

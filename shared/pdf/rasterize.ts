@@ -39,7 +39,7 @@ export interface RasterizeResult {
   pages: number[];
 }
 
-type PageSize = { width: number; height: number };
+export type PageSize = { width: number; height: number };
 
 const pixelsAt = (size: PageSize, dpi: number) =>
   Math.ceil((size.width * dpi) / 72) * Math.ceil((size.height * dpi) / 72);
@@ -100,21 +100,23 @@ async function renderPage(document: PdfiumPages, page: number, options: Rasteriz
 }
 
 /**
- * Checks the document with pdf-lib, as every operation does, picks the pages to render, and makes
+ * Checks the document with pdf-lib, as every operation does, picks the pages to render (with their
+ * displayed sizes; with a `dpi`, refusing pages too large at it), and makes
  * what pdfium gets safe to render (`guardRendering`). When opening repaired the file or the guard
  * changed it, pdfium gets the repaired document, so that both engines read the same pages.
  */
-async function selectPages(
+export async function openForRendering(
   bytes: Uint8Array,
-  options: RasterizeOptions,
-): Promise<{ pages: number[]; renderable: Uint8Array }> {
+  options: { pages: readonly RangeTerm[] | undefined; dpi?: number },
+): Promise<{ pages: number[]; renderable: Uint8Array; sizes: Map<number, PageSize> }> {
   const opened = await openPdf(bytes);
   const pageCount = pagesOf(opened);
   const selected = options.pages
     ? pagesInRanges(resolveRanges(options.pages, pageCount, 'pages'))
     : Array.from({ length: pageCount }, (_, index) => index + 1);
   const all = opened.doc.getPages();
-  checkPixels(new Map(selected.map((page) => [page, displayedSize(all[page - 1]!)])), options.dpi);
+  const sizes = new Map(selected.map((page) => [page, displayedSize(all[page - 1]!)]));
+  if (options.dpi !== undefined) checkPixels(sizes, options.dpi);
   const hazards = guardRendering(
     opened.doc.context,
     all.map((page) => page.node),
@@ -127,14 +129,14 @@ async function selectPages(
     );
   }
   const changes = [...opened.repairs, ...hazards.changes];
-  if (changes.length === 0) return { pages: selected, renderable: bytes };
+  if (changes.length === 0) return { pages: selected, renderable: bytes, sizes };
   log('info', 'PDF repaired before rendering', { changes: changes.slice(0, 20) });
   const renderable = await opened.doc.save({
     useObjectStreams: false,
     addDefaultPage: false,
     updateFieldAppearances: false,
   });
-  return { pages: selected, renderable };
+  return { pages: selected, renderable, sizes };
 }
 
 /**
@@ -149,7 +151,7 @@ export async function rasterizePdf(sourcePath: string, options: RasterizeOptions
       `PDFs over ${formatBytes(maxRasterSourceBytes)} cannot be rendered to images, whatever the tier.`,
     );
   }
-  const { pages, renderable } = await selectPages(bytes, options);
+  const { pages, renderable } = await openForRendering(bytes, options);
 
   const document = new PdfiumPages(renderable, { deadline: options.deadline });
   try {

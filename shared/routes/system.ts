@@ -38,6 +38,7 @@ export const statusView = z.object({
     pdfium: engineVersion('@hyzyla/pdfium (PDFium)'),
     chromium: engineVersion('Chromium (HTML, web page and Markdown routes)'),
     libreoffice: engineVersion('LibreOffice (/office-to-pdf)'),
+    tesseract: engineVersion('Tesseract (/ocr)'),
     node: z.string().describe('The Node.js version.'),
   }),
 });

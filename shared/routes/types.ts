@@ -45,7 +45,7 @@ export interface RouteSpec<Body extends z.ZodType | undefined = z.ZodType | unde
   sizing: FunctionSizing;
   /** What the function needs of the job store: file routes run jobs, `/jobs/{jobId}` reads them. */
   jobStore?: 'run' | 'read';
-  tag: 'System' | 'Image' | 'PDF' | 'Media' | 'Text' | 'Crypto' | 'Jobs' | 'Documents' | 'Codes';
+  tag: 'System' | 'Image' | 'PDF' | 'Media' | 'Text' | 'Crypto' | 'Jobs' | 'Documents' | 'Codes' | 'OCR';
   summary: string;
   description?: string;
   /** Request body schema (POST routes): a strict zod object. */

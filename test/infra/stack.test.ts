@@ -180,6 +180,7 @@ describe('functions, one per function of the route table', () => {
       sharp: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('SharpLayer'))![0],
       ffmpeg: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('FfmpegLayer'))![0],
       qpdf: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('QpdfLayer'))![0],
+      tesseract: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('TesseractLayer'))![0],
       chromium: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('ChromiumLayer'))![0],
       fonts: ofType('AWS::Lambda::LayerVersion').find(([id]) => id.startsWith('FontsLayer'))![0],
     };
@@ -203,6 +204,7 @@ describe('functions, one per function of the route table', () => {
     const mediaFileRoutes = fileRoutes.filter((route) => route.tag === 'Media');
     for (const route of mediaFileRoutes)
       expect(synth.bundles.get(route.function)!.layers).toContain('ffmpeg');
+    expect(synth.bundles.get('ocr')!.layers).toEqual(['sharp', 'tesseract']);
   });
 
   it('builds the layers for x86_64 and Node.js 24', () => {

@@ -15,6 +15,7 @@ import { buildFfmpegLayer } from '../../layers/ffmpeg/build.ts';
 import { type BuiltLayer, projectRoot } from '../../layers/layer.ts';
 import { buildQpdfLayer } from '../../layers/qpdf/build.ts';
 import { buildSharpLayer } from '../../layers/sharp/build.ts';
+import { buildTesseractLayer } from '../../layers/tesseract/build.ts';
 
 export type Resource = { Type: string; Properties: Record<string, unknown> & { [key: string]: unknown } };
 
@@ -60,6 +61,7 @@ export async function synthesize(options: SynthOptions = {}): Promise<Synthesize
     sharp: buildSharpLayer(),
     ffmpeg: buildFfmpegLayer(),
     qpdf: buildQpdfLayer(),
+    tesseract: buildTesseractLayer(),
     ...buildBrowserLayers(),
   };
   const bundles = await bundleFunctions({

@@ -42,6 +42,7 @@ describe('GET /status', () => {
       pdfium: expect.stringMatching(/^\d+\.\d+\.\d+/),
       chromium: expect.stringMatching(/^\d+\.\d+\.\d+/),
       libreoffice: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      tesseract: expect.stringMatching(/^\d+\.\d+\.\d+/),
       node: process.versions.node,
     });
   });
