@@ -19,6 +19,7 @@ import { cdkContext, type Synthesized, sharedOptions, sharedSynthesis } from './
 import './stack/browser-layer.ts';
 import './stack/office-function.ts';
 import './stack/operations.ts';
+import './stack/uploads.ts';
 
 /** Body fields that name what a function downloads: a source, a batch, or a web page. */
 const sourceFields = ['sourceUrl', 'sources', 'url'];
@@ -513,6 +514,9 @@ describe('storage of async jobs', () => {
           secretRead.map((statement) => statement.Resource),
           route.path,
         ).toEqual([{ Ref: secretId }]);
+      } else if (route.jobStore === 'upload') {
+        // Its grants are asserted in ./stack/uploads.ts.
+        expect(env.JOBS_BUCKET, route.path).toEqual({ Ref: bucketId });
       } else if (route.tag === 'Jobs') {
         expect(env.JOBS_BUCKET, route.path).toEqual({ Ref: bucketId });
         expect(actions, route.path).toContain('s3:GetObject*');
