@@ -37,6 +37,8 @@ export const errorCodes = [
   'engine_unavailable',
   'source_timeout',
   'render_timeout',
+  'idempotency_key_reused',
+  'output_upload_failed',
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -11,6 +11,7 @@ import type { components, paths } from './openapi.ts';
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type JobAccepted = components['schemas']['JobAccepted'];
 export type Job = components['schemas']['JobsResponse'];
+export type OutputSent = components['schemas']['OutputSent'];
 
 /** The paths served by POST, each with its request body. */
 type PostPath = {
@@ -26,12 +27,17 @@ export type RequestBody<P extends PostPath> =
     ? Body
     : never;
 
+/** The content of the success answer: 200, or 201 for a route that creates something. */
 type OkContent<P extends PostPath> =
-  Operation<P> extends { responses: { 200: { content: infer C } } } ? C : never;
+  Operation<P> extends { responses: { 200: { content: infer C } } }
+    ? C
+    : Operation<P> extends { responses: { 201: { content: infer C } } }
+      ? C
+      : never;
 
-/** The POST routes that answer JSON. */
+/** The POST routes that answer JSON only (a file route also answers JSON, with `outputUrl`). */
 export type JsonPath = {
-  [P in PostPath]: OkContent<P> extends { 'application/json': unknown } ? P : never;
+  [P in PostPath]: Exclude<keyof OkContent<P>, 'application/json'> extends never ? P : never;
 }[PostPath];
 /** The POST routes that answer a file (and may run as async jobs with `callbackUrl`). */
 export type FilePath = Exclude<PostPath, JsonPath>;
@@ -63,7 +69,14 @@ export interface JobAnswer {
   job: JobAccepted;
 }
 
-export type FileResult = FileAnswer | JobAnswer | Refused;
+/** With `outputUrl`: the file went there, and this says where. */
+export interface OutputAnswer {
+  ok: true;
+  kind: 'output';
+  output: OutputSent;
+}
+
+export type FileResult = FileAnswer | JobAnswer | OutputAnswer | Refused;
 
 export type JobResult = { ok: true; job: Job } | Refused;
 
@@ -120,13 +133,15 @@ export function createFileConversionClient(options: ClientOptions) {
 
     /**
      * Calls a file route: the converted file as a Blob, or, with `callbackUrl` (paid tiers), the
-     * async job it started.
+     * async job it started, or, with `outputUrl` (paid tiers), where the file was sent.
      */
     async file<P extends FilePath>(path: P, body: RequestBody<P>): Promise<FileResult> {
       const { error, response } = await post(path, { body, parseAs: 'stream' });
       if (error !== undefined || !response.ok) return refused(response.status, error);
       if (response.status === 202)
         return { ok: true, kind: 'job', job: (await response.json()) as JobAccepted };
+      if ((body as { outputUrl?: string }).outputUrl !== undefined)
+        return { ok: true, kind: 'output', output: (await response.json()) as OutputSent };
       const type = response.headers.get('content-type') ?? 'application/octet-stream';
       return {
         ok: true,

@@ -113,7 +113,7 @@ export interface paths {
          * Convert an image to another format, optionally resized
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. Encoders: jpg by mozjpeg (progressive, trellis; 4:4:4 chroma from quality 90), png lossless with adaptive filtering or, when the source has a palette or a quality is given, a libimagequant palette; webp and avif at efforts that fit a Lambda’s time; gif with a dithered palette; tiff lossless (deflate); bmp 24-bit; ico with one entry per `icoSizes` size (under 256 px as 32-bit bitmaps, 256 as PNG), the image contained in each square; svg by `svgMode`: a vector trace (16 colours, traced on at most 512 px a side and scaled to the output size) or the raster embedded. jpg and bmp have no alpha: transparent pixels are flattened onto `background` (white by default). width/height resize (enlarging too) with `fit`. Animated GIF and WebP keep their frames, delays and loop for gif and webp targets unless `animated` is false; other targets take the first frame. HEIC is read but not written: `outputFormat: "heic"` answers 400 `unsupported_output_format`, naming avif and webp. The file is named `<source name>.<outputFormat>`.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["imageConvert"];
         delete?: never;
@@ -135,7 +135,7 @@ export interface paths {
          * Resize an image (fit, crop, smart crop, pad)
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. width and/or height with `fit` (inside by default); `position` chooses what cover keeps (a gravity, or attention/entropy for a smart crop of a still image; animations are cropped at the centre) and where contain pads. Images are not enlarged unless `withoutEnlargement` is false. Animations stay animated in gif and webp. The output keeps the input’s format unless `outputFormat` says otherwise (heic and svg inputs become png); encoders as for /image-convert at their default quality; an ico output holds the resized image as its one entry (scaled to fit 256 × 256 when larger). Metadata is dropped.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["imageResize"];
         delete?: never;
@@ -157,7 +157,7 @@ export interface paths {
          * Make an image file smaller
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. Re-encodes with the encoders’ slower, smaller settings (mozjpeg, png level 9, webp effort 6, avif effort 5; large images get lower efforts), metadata dropped, optionally scaled down into maxWidth × maxHeight. With `maxBytes` the highest quality (at most `quality`) whose file fits is found by bisection (at most 8 encodes); when even quality 1 does not fit, or the format has no quality (gif, tiff, bmp, ico, lossless), the answer is 400 `validation_failed` naming maxBytes. png is lossless by default, every pixel kept: an exact palette when the image has at most 256 colours, else true colour; it is quantised to a libimagequant palette (lossy) only when `quality` or `maxBytes` is given, and never with `lossless`. The answer is never larger than the source: when no encode is smaller, the source’s own bytes come back with its own type and name (unless it had to be scaled down to meet maxWidth/maxHeight). `X-Original-Size` and `X-Output-Size` give both sizes in bytes.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["imageOptimize"];
         delete?: never;
@@ -199,7 +199,7 @@ export interface paths {
          * Merge PDFs into one, in order
          * @description Sources are downloaded four at a time under the source rules; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s size limit (413 `source_too_large`). The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Every page of every source is appended in order, with its size, crop box, rotation and resources (inherited ones included); the first source’s title and author are kept. Outlines (bookmarks) and interactive form fields are not carried over. Images, fonts, content streams and other drawing objects that the sources hold in equal copies (one document given twice, documents of one template) are stored once. The result is written with object streams and may hold at most 2000 pages. The file is named after the first source: `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["pdfMerge"];
         delete?: never;
@@ -221,7 +221,7 @@ export interface paths {
          * Split a PDF into one PDF per range, or per page
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Without `ranges`, every page becomes its own PDF. One range answers that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range given twice is written once). The ranges may select at most 2000 pages in all. Pages keep their size and rotation; each file keeps the title and author. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["pdfSplit"];
         delete?: never;
@@ -243,7 +243,7 @@ export interface paths {
          * Make a PDF smaller by recompressing its images
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds more pixels than the level’s resolution needs at the largest size it is drawn at on any page (placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what the largest page needs), and re-encoded as JPEG with chroma at half resolution and a photo-tuned quantisation table (low 200 dpi / JPEG 85; medium 150 dpi / JPEG 70; high 100 dpi / JPEG 60); soft masks stay lossless; an image is only replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams are compressed again at the highest level when that saves at least 5 %, equal copies of an object (an image embedded twice) are stored once, unreachable objects dropped, and the file is written with object streams (or without, when that is smaller). The answer is never larger than the source, byte for byte: when the result is not smaller, the source’s own bytes come back unchanged (also when the source carried active content that the cleaned file would have lost). `X-Original-Size` and `X-Output-Size` give both sizes in bytes. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["pdfCompress"];
         delete?: never;
@@ -265,7 +265,7 @@ export interface paths {
          * Render PDF pages to PNG, JPEG or WebP images
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Pages are rendered by PDFium with annotations, on white, at `dpi` pixels per inch (a 8.5 × 11 in page at 150 dpi is 1275 × 1650 pixels), rotation applied, and encoded by sharp (jpg and webp at quality 85); the image states its dpi. Pages selected more than once are rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed 40 million pixels answers 400 `validation_failed` naming a dpi that fits every selected page, before anything is rendered; a page too large even at 36 dpi answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form XObjects and tiling patterns that draw themselves lose the reference that closes the loop before rendering; a page whose nested forms and patterns would still be drawn more than 100000 times answers 400 `invalid_source_file`. Each page renders within 30 s, or the time the request has left when that is less; past it the answer is 400 `invalid_source_file` naming the page and the limit. JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["pdfToImage"];
         delete?: never;
@@ -287,7 +287,7 @@ export interface paths {
          * Make a PDF of images, one page each
          * @description Sources are downloaded four at a time under the source rules; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s size limit (413 `source_too_large`). Each source is read as the image format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico), under the image routes’ pixel limits; EXIF orientation is applied and of an animation the first frame is used. A JPEG that needs no turning or colour conversion is placed byte for byte; other photographs (WebP, AVIF, HEIC, turned or CMYK JPEGs) become JPEG at quality 92; everything else is stored lossless, transparency as a soft mask. `fit` pages take the image’s size at its own resolution (72 dpi when it states none) plus the margin, at most 200 in a side (larger images are scaled down); a4 and letter pages hold the image scaled to fit inside the margins and centred, in landscape for images wider than tall. The file is named after the first source: `<name>.pdf`. The PDF written carries no active content.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["imageToPdf"];
         delete?: never;
@@ -307,7 +307,7 @@ export interface paths {
         put?: never;
         /**
          * Page count, version, document information and page sizes of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Read from the document structure without rendering; the page limit does not apply. Encrypted files are described, not refused: `encrypted` is true; a file that opens without a password (permission protection only) is read as viewers read it, its pages, page sizes and information included; of a file that needs a user password the information strings are null, and pages is null when its page tree is encrypted too. pageSizes lists the first 100 pages as displayed (the CropBox clipped to the MediaBox, rotation applied). formFields lists the interactive form’s fields (fully qualified name, kind, value), the first 1000; a form that cannot be read lists none.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Read from the document structure without rendering; the page limit does not apply. Encrypted files are described, not refused: `encrypted` is true; a file that opens without a password (permission protection only) is read as viewers read it, its pages, page sizes and information included; of a file that needs a user password the information strings are null, and pages is null when its page tree is encrypted too. pageSizes lists the first 100 pages as displayed (the CropBox clipped to the MediaBox, rotation applied).
          */
         post: operations["pdfInfo"];
         delete?: never;
@@ -329,7 +329,7 @@ export interface paths {
          * Turn pages of a PDF by a quarter, half or three-quarter turn
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all; a page named twice is turned once) is turned clockwise by `angle` on top of its own rotation, inherited from the page tree when the page states none (a rotation that is no multiple of 90 counts as 0, as viewers count it). Page content, sizes, links, outlines, forms and document information stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["pdfRotate"];
         delete?: never;
@@ -351,7 +351,7 @@ export interface paths {
          * Reorder, repeat or leave out the pages of a PDF
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The new document holds the pages `pages` names, in the order written (`"3,1-2,2,5-"`: page 3, pages 1 and 2, page 2 again, then page 5 to the end); a page named again is copied again, pages not named are left out. Pages keep their size, crop box, rotation and resources (stored once however often a page is repeated), and links between the pages kept; the title, author, subject, keywords and creator are kept. Outlines and interactive form fields are not carried over. `pages` may name at most 2000 pages in all. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["pdfOrganize"];
         delete?: never;
@@ -373,7 +373,7 @@ export interface paths {
          * Set or remove the title, author and other document information of a PDF
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Each field given sets that entry of the document information, `null` removes it, and a field not given stays as it is. Keywords are stored in the Info dictionary joined by ", ". Dates are ISO 8601 with a time zone and are stored in UTC. The XMP metadata stream is then written anew from the Info dictionary (dc:title, dc:creator, dc:description, dc:subject, pdf:Keywords, pdf:Producer, xmp:CreatorTool, xmp:CreateDate, xmp:ModifyDate), so that both state the same; other XMP properties the source held are not kept, and an Info entry that is no text, or a date that does not parse, is removed. Pages and everything else stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["pdfMetadata"];
         delete?: never;
@@ -402,94 +402,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/pdf-watermark": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Draw a text or an image across the pages of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all) gets the mark: `text` (one line) in `color` at `fontSize` (default: the size at which the turned text spans 80 % of the page in the centre, 40 % at an edge, 30 % a tile), or the image at `imageUrl` (png, jpg, webp or svg, downloaded under the source rules; its pixels are checked against the image limits before it is decoded, and it is stored at most 2400 pixels a side, an SVG rendered at that size) `scale` × the page width wide. The mark is turned by `rotation` degrees counter-clockwise about its centre, drawn with `opacity`, and placed at the centre, at a compass point (its turned box 4 % of the page’s shorter side from the edges), or tiled across the page (at most 400 copies a page); `layer: under` draws it behind the page’s content (where the page paints a white background, that hides it). Places are taken on the page as a viewer shows it: its crop box within its media box, turned by its rotation. Pages of one size share one drawing of the mark. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
-         *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
-         */
-        post: operations["pdfWatermark"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/pdf-page-numbers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Number the pages of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all) gets `format` with `{n}` replaced by its number and `{total}` by the last page’s, in black at `fontSize`, `margin` points from the edges at `position`. The first page of the document is number `start`; pages left out of `pages` keep their place in the count. Places are taken on the page as a viewer shows it: its crop box within its media box, turned by its rotation. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
-         *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
-         */
-        post: operations["pdfPageNumbers"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/pdf-form-fill": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Fill the form fields of a PDF, and flatten them if asked
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Each field named in `fields` (by its fully qualified name, as /pdf-info lists it) is set: a text field to the string (within its maximum length), a checkbox to true or false, a radio group, dropdown or list to one of its options (an editable dropdown to any text). Its appearance is drawn anew, so that every viewer shows the value. A name the form does not have, a value of the wrong kind, or an option the field does not offer answers 400 `validation_failed` naming the field; buttons and signature fields cannot be filled. Fields not named keep their values. A form of more than 5000 fields answers 400 `invalid_source_file`. With `flatten: true`: Flattening draws each annotation with an appearance (form fields included) into the page content, where a viewer shows it, and removes it and the interactive form; hidden annotations and ones with no appearance of their own (a note a viewer draws as an icon) are removed; links stay. Field appearances that are missing, or that the form asks viewers to redraw, are drawn first. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
-         *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
-         */
-        post: operations["pdfFormFill"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/pdf-flatten": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Draw the form fields and annotations of a PDF into its pages
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Flattening draws each annotation with an appearance (form fields included) into the page content, where a viewer shows it, and removes it and the interactive form; hidden annotations and ones with no appearance of their own (a note a viewer draws as an icon) are removed; links stay. Field appearances that are missing, or that the form asks viewers to redraw, are drawn first. A form of more than 5000 fields answers 400 `invalid_source_file`. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
-         *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
-         */
-        post: operations["pdfFlatten"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/html-to-pdf": {
         parameters: {
             query?: never;
@@ -503,7 +415,7 @@ export interface paths {
          * Print an HTML document to PDF
          * @description Give exactly one of `html` (the document itself, at most 1 MiB) and `sourceUrl` (an HTML file of at most 5 MiB, whose relative links resolve against its URL). The page is rendered by Chromium in a private context of its own. Every request it makes (images, styles, fonts, frames, scripts, fetches) follows the source rules: http(s) only, public addresses only, each host resolved once and connected to that address, no redirects; `data:` content stays inline; `file:` and every other scheme, websockets, WebRTC and anything a worker would fetch go nowhere. A subresource that is refused is left out and the page still renders; a navigation of the page itself (a script, a form, a refresh) is refused and the page printed as it stood. At most 200 subresources are fetched, and at most the tier’s source size or 100 MiB, whichever is smaller, in all (the page’s own document included); past it the page renders without the rest. The browser may use 1024 MiB of memory: a page that needs more answers 400 `invalid_source_file`. The page gets 30 s to load; one still loading then is printed as it stands. Printing or capturing has 20 s: a page without scripts that takes longer answers 400 `invalid_source_file`, one with scripts (a script that never yields) 504 `render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and Noto for Latin, Greek and Cyrillic, Noto CJK for Chinese, Japanese and Korean; the fonts used are embedded in the PDF. Page options: `pageSize` (a4 default, letter, legal, a3, a5, or `{width, height}` in points), `landscape`, `margin` in points on every side (default 36; a margin that leaves less than half an inch answers 400 `validation_failed`), `printBackground` (default true), `scale` 0.1–2. The page’s own CSS `@page` size does not override `pageSize`. A PDF has at most 1000 pages: a longer document answers 400 `invalid_source_file`. Scripts run only with `javascript: true`. The file is named `document.pdf`, or after the source: `<name>.pdf`.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["htmlToPdf"];
         delete?: never;
@@ -525,7 +437,7 @@ export interface paths {
          * Print a web page to PDF
          * @description The page itself is downloaded under the source rules as a source is: a `url` at a loopback, private or reserved address answers 400 `source_blocked_address`, a redirect 400 `source_redirect`; bytes that are an image, a PDF, audio or video answer 400 `unsupported_input_format`; a page of more than 5 MiB answers 413 `source_too_large`. The page is rendered by Chromium in a private context of its own. Every request it makes (images, styles, fonts, frames, scripts, fetches) follows the source rules: http(s) only, public addresses only, each host resolved once and connected to that address, no redirects; `data:` content stays inline; `file:` and every other scheme, websockets, WebRTC and anything a worker would fetch go nowhere. A subresource that is refused is left out and the page still renders; a navigation of the page itself (a script, a form, a refresh) is refused and the page printed as it stood. At most 200 subresources are fetched, and at most the tier’s source size or 100 MiB, whichever is smaller, in all (the page’s own document included); past it the page renders without the rest. The browser may use 1024 MiB of memory: a page that needs more answers 400 `invalid_source_file`. The page gets 30 s to load; one still loading then is printed as it stands. Printing or capturing has 20 s: a page without scripts that takes longer answers 400 `invalid_source_file`, one with scripts (a script that never yields) 504 `render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and Noto for Latin, Greek and Cyrillic, Noto CJK for Chinese, Japanese and Korean; the fonts used are embedded in the PDF. Page options: `pageSize` (a4 default, letter, legal, a3, a5, or `{width, height}` in points), `landscape`, `margin` in points on every side (default 36; a margin that leaves less than half an inch answers 400 `validation_failed`), `printBackground` (default true), `scale` 0.1–2. The page’s own CSS `@page` size does not override `pageSize`. A PDF has at most 1000 pages: a longer document answers 400 `invalid_source_file`. `waitFor`: `load` (default) prints after the load event, `networkidle` once no request has been open for 500 ms. Scripts run only with `javascript: true`. The file is named after the page: `<name>.pdf`.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["urlToPdf"];
         delete?: never;
@@ -547,7 +459,7 @@ export interface paths {
          * Typeset Markdown as PDF
          * @description Give exactly one of `markdown` (at most 1 MiB) and `sourceUrl` (a Markdown file in UTF-8 of at most 1 MiB: a larger one answers 413 `source_too_large`, other bytes 400 `invalid_source_file`). CommonMark with tables of at most 100 columns (a wider one answers 400 `invalid_source_file`), set in a plain print style; raw HTML in the Markdown is shown as text, never rendered, and no script runs. Images it links are fetched under the page rules. The page is rendered by Chromium in a private context of its own. Every request it makes (images, styles, fonts, frames, scripts, fetches) follows the source rules: http(s) only, public addresses only, each host resolved once and connected to that address, no redirects; `data:` content stays inline; `file:` and every other scheme, websockets, WebRTC and anything a worker would fetch go nowhere. A subresource that is refused is left out and the page still renders; a navigation of the page itself (a script, a form, a refresh) is refused and the page printed as it stood. At most 200 subresources are fetched, and at most the tier’s source size or 100 MiB, whichever is smaller, in all (the page’s own document included); past it the page renders without the rest. The browser may use 1024 MiB of memory: a page that needs more answers 400 `invalid_source_file`. The page gets 30 s to load; one still loading then is printed as it stands. Printing or capturing has 20 s: a page without scripts that takes longer answers 400 `invalid_source_file`, one with scripts (a script that never yields) 504 `render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and Noto for Latin, Greek and Cyrillic, Noto CJK for Chinese, Japanese and Korean; the fonts used are embedded in the PDF. Page options: `pageSize` (a4 default, letter, legal, a3, a5, or `{width, height}` in points), `landscape`, `margin` in points on every side (default 36; a margin that leaves less than half an inch answers 400 `validation_failed`), `printBackground` (default true), `scale` 0.1–2. The page’s own CSS `@page` size does not override `pageSize`. A PDF has at most 1000 pages: a longer document answers 400 `invalid_source_file`. The file is named `document.pdf`, or after the source.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["markdownToPdf"];
         delete?: never;
@@ -569,7 +481,7 @@ export interface paths {
          * Capture a web page or an HTML document as an image
          * @description Give exactly one of `url` and `html`. The viewport is `width` × `height` CSS pixels at a device pixel ratio of 1; `fullPage` captures the page down to its end, at most 16384 pixels. Scripts run by default for `url` and not for `html` (`javascript` decides). JPEG and WebP are written at quality 85. The page itself is downloaded under the source rules as a source is: a `url` at a loopback, private or reserved address answers 400 `source_blocked_address`, a redirect 400 `source_redirect`; bytes that are an image, a PDF, audio or video answer 400 `unsupported_input_format`; a page of more than 5 MiB answers 413 `source_too_large`. The page is rendered by Chromium in a private context of its own. Every request it makes (images, styles, fonts, frames, scripts, fetches) follows the source rules: http(s) only, public addresses only, each host resolved once and connected to that address, no redirects; `data:` content stays inline; `file:` and every other scheme, websockets, WebRTC and anything a worker would fetch go nowhere. A subresource that is refused is left out and the page still renders; a navigation of the page itself (a script, a form, a refresh) is refused and the page printed as it stood. At most 200 subresources are fetched, and at most the tier’s source size or 100 MiB, whichever is smaller, in all (the page’s own document included); past it the page renders without the rest. The browser may use 1024 MiB of memory: a page that needs more answers 400 `invalid_source_file`. The page gets 30 s to load; one still loading then is printed as it stands. Printing or capturing has 20 s: a page without scripts that takes longer answers 400 `invalid_source_file`, one with scripts (a script that never yields) 504 `render_timeout`. Fonts: Liberation (metric-compatible with Arial, Times New Roman and Courier New) and Noto for Latin, Greek and Cyrillic, Noto CJK for Chinese, Japanese and Korean; the fonts used are embedded in the PDF. The file is named `page.<format>`, or after the page.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["webScreenshot"];
         delete?: never;
@@ -591,31 +503,9 @@ export interface paths {
          * Convert an office document (Word, Excel, PowerPoint, OpenDocument, RTF) to PDF
          * @description The source is downloaded under the source rules and its format is read from its bytes (docx, doc, xlsx, xls, pptx, ppt, odt, ods, odp, rtf): OOXML and OpenDocument files by the parts that name their kind, legacy Word, Excel and PowerPoint files by the streams of their compound file, RTF by its `{\rtf` header; the URL’s extension and the server’s content type are not consulted. Macro-enabled files (docm, xlsm, pptm), templates, other ZIP archives and anything else answer 400 `unsupported_input_format`. Before LibreOffice opens a ZIP-based document, its parts, and those of the archives it embeds (2 levels deep), are counted and inflated into a counter: more than 10000 parts, more than 512 MiB inflated in all, a part over 1 MiB inflating more than 500 times its stored size, or a part inflating past the size its directory declares answer 400 `invalid_source_file`, as do truncated or damaged files, password-protected documents, embedded archives over 64 MiB or unreadable, and legacy files over 256 MiB. Converted by LibreOffice with a fresh profile per request: macros are never run, links to other files, linked images and attached templates are not fetched (nothing leaves the function), and Carlito and Caladea stand in for Calibri and Cambria with the same metrics. A document LibreOffice cannot read answers 400 `invalid_source_file`; one whose conversion takes more than 110 s (or what the request has left) answers 504 `render_timeout`. The file is named after the source: `<name>.pdf`.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["officeToPdf"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/ocr": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Read the text of images and scanned PDFs (OCR), as JSON, text or a searchable PDF
-         * @description Text is read by Tesseract (its LSTM engine, the "fast" models of its tessdata, one thread) with automatic page segmentation and orientation detection: a page turned by a quarter or upside down is read upright, and lines a few degrees askew are followed by the layout analysis. Images (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico) are one page: upright by their EXIF orientation, the first frame of an animation, flattened on white; their own resolution is kept when they state one of 100 dpi or more, else Tesseract estimates it from the text. PDF pages are rendered by PDFium at 300 dpi, as `/pdf-to-image` renders them, and read whether or not they already hold text (the answer is what the page shows). A page is read with at most 36 million pixels (larger images are scaled down, larger pages rendered at the dpi that fits). The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. A request reads at most 5 pages on the free tier, 50 on pro and 200 on enterprise: past it the answer is 400 `validation_failed` naming the tier that reads that many. A page is read within 120 s (or what the request has left), else 400 `invalid_source_file` naming the page. Reading takes about 4 s a page: a request whose pages would not be read in the time it has (900 s) is answered 400 `validation_failed` naming how many pages fit, before any page is read. Long documents are best sent as async jobs (`callbackUrl`). Languages whose data is not installed on the server, or a missing engine, answer 503 `engine_unavailable`. `json` answers `{text, pages:[{number, text, confidence}]}` (`<name>.json`): each page’s text with paragraphs separated by an empty line, and Tesseract’s mean word confidence (0–100); `text` joins the pages with a form feed. `txt` answers the same text (`<name>.txt`, UTF-8). `pdf` answers a searchable PDF (`<name>.pdf`): one page per page read, each the page’s image (JPEG, or G4 for black and white) at its size, with an invisible text layer (render mode 3) in which every word is placed and scaled over its box in the image, so that selecting, copying and searching work in a viewer. The PDF carries no active content.
-         *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
-         */
-        post: operations["ocr"];
         delete?: never;
         options?: never;
         head?: never;
@@ -635,7 +525,7 @@ export interface paths {
          * Convert audio, or the sound of a video, to another audio format
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is written as mp3 (LAME, 192 kbit/s), wav (16-bit PCM), ogg (Opus, 128 kbit/s; Vorbis when a sample rate Opus cannot hold is asked), aac (ADTS, 160 kbit/s), flac or m4a (AAC, 160 kbit/s). A stream that already fits the target and is not asked to change (bitrate, sampleRate, channels) is copied without re-encoding; start and duration cut it either way. A bitrate the encoder cannot take at the output’s channels and sample rate is brought to the nearest one it takes, named by the `X-Audio-Bitrate` header (Vorbis at 88200 or 96000 Hz takes none: a bitrate there answers 400 `validation_failed`). A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`). The file is named after the source: `<name>.<outputFormat>`.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["audioConvert"];
         delete?: never;
@@ -654,10 +544,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Convert a video to another container or to an animated GIF or WebP, resize, re-time or cut it
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Streams whose codec the target container holds are copied without re-encoding unless a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the first video and audio streams are kept; subtitles are dropped. Every encoder reads frames up to 8192 × 8192 pixels but writes less where it must, checked before any work (400 `validation_failed` naming width, height or outputFormat and the largest size that fits): VP9 (webm) up to 7680 × 4320 pixels a frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 (avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets (one that states none) ends within a frame of 25 a second of where they end. gif and webp are animations: frames at `fps` (default 10) and `width` (default the source’s, at most 480), up to 3840 pixels on either side and 3000 frames (400 `validation_failed` naming the duration or fps that fits), without sound; loop (default true) plays them for ever or once. A GIF is made in two passes: a 256-colour palette computed from the clip’s own frames, then the frames mapped onto it with error diffusion; an animated WebP is full-colour and lossy (quality low, medium, high: 50, 75, 90). A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         * Convert a video to another container, resize, re-time or cut it
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Streams whose codec the target container holds are copied without re-encoding unless a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the first video and audio streams are kept; subtitles are dropped. Every encoder reads frames up to 8192 × 8192 pixels but writes less where it must, checked before any work (400 `validation_failed` naming width, height or outputFormat and the largest size that fits): VP9 (webm) up to 7680 × 4320 pixels a frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 (avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets (one that states none) ends within a frame of 25 a second of where they end. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["videoConvert"];
         delete?: never;
@@ -679,7 +569,7 @@ export interface paths {
          * Extract the sound track of a video as an audio file
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is written as outputFormat (mp3 by default), copied without re-encoding when it already fits and no bitrate is asked. Encoders and default bitrates as for /audio-convert. A bitrate the encoder cannot take at the output’s channels and sample rate is brought to the nearest one it takes, named by the `X-Audio-Bitrate` header (Vorbis at 88200 or 96000 Hz takes none: a bitrate there answers 400 `validation_failed`). A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["videoExtractAudio"];
         delete?: never;
@@ -701,7 +591,7 @@ export interface paths {
          * Capture one frame of a video as an image
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The frame at `at` seconds (default 10 % of the duration, or the first decodable frame when no frame lies past that time) as jpg, png or webp, optionally scaled to `width` with the aspect ratio kept. A time at or past the end answers 400 `invalid_range`. Reading one frame costs the same for any length, so the tier’s duration limit does not apply here.
          *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
         post: operations["videoThumbnail"];
         delete?: never;
@@ -724,72 +614,6 @@ export interface paths {
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. container is the format read from the bytes. durationSeconds is read from the packets (demuxed, not decoded) where the header only estimates it or lacks it (MP3, ADTS, WAV, FLAC, files without a duration), else from the header; it and bitRate are null when they cannot be read. Streams are listed in file order; a cover picture attached to an audio file has type `image`. Nothing is decoded, so the tier’s duration limit does not apply.
          */
         post: operations["mediaInfo"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/media-concat": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Join audio or video files into one, in order
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Sources are downloaded four at a time; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed`; together they may not exceed the tier’s size limit (413 `source_too_large`) nor its duration limit (413 `media_too_long`). A video outputFormat needs a video stream in every source (400 `no_video_stream`); an audio one keeps the sound only. Sources whose streams are encoded alike (codec and its settings, frame size, frame rate, sample rate, channels) and that the target holds as they are, are joined without re-encoding. Otherwise every source is brought to the first one’s: frame size (scaled to fit, centred on black), frame rate, sample rate and channels, and encoded as /video-convert or /audio-convert would (medium quality); a source without sound gets silence when the first has sound. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`). The file is named after the first source.
-         *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
-         */
-        post: operations["mediaConcat"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/audio-normalize": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Make a recording as loud as a target (EBU R128 loudness normalisation)
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is measured (integrated loudness, true peak, loudness range; EBU R128 / ITU-R BS.1770) in a first pass, then brought to `targetLufs` in a second by one gain over the whole file (ffmpeg’s loudnorm, linear mode), so the dynamics stay as they were; where that gain would push the true peak past `truePeak`, loudnorm compresses the peaks instead. The result keeps the source’s sample rate (Opus: 48 kHz; MP3: at most 48 kHz) and channels, encoded as /audio-convert does. The headers X-Input-Loudness and X-Output-Loudness state the integrated loudness measured before and after, in LUFS; a silent source (below −70 LUFS, under the standard’s gate) is written without a gain and both say `-inf`. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
-         *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
-         */
-        post: operations["audioNormalize"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/audio-waveform": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Draw the waveform of a recording, or list its peaks
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is decoded once, as it streams (memory does not grow with its length), and cut into equal slices, one per pixel column (png, svg) or per point (json, default the width). Each slice is drawn as a bar from its lowest to its highest sample, of any channel, around the middle line, in `color` on `background`. json answers `{durationSeconds, sampleRate, channels, peaks: [[min, max], …]}` with samples in −1…1. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
-         *
-         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`.
-         */
-        post: operations["audioWaveform"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1156,6 +980,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file to convert
+         * @description For a file without a public URL (pro and enterprise): answers 201 with a presigned `uploadUrl` into the service’s own bucket, valid 15 minutes, for exactly `sizeBytes` bytes; PUT the file there with the `headers` given (a body of another length is refused by the store), then pass `sourceUrl` (valid 24 hours) to any file route. The service reads its own upload links even where private addresses are refused as sources. Without x-api-key: 401 missing_api_key; a `sizeBytes` over the tier’s source size: 413 source_too_large, naming the tier that would take it.
+         */
+        post: operations["uploads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1165,7 +1009,7 @@ export interface components {
              * @description A stable, machine-readable code.
              * @enum {string}
              */
-            error: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "unsupported_output_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range" | "no_audio_stream" | "no_video_stream" | "decrypt_failed" | "invalid_api_key" | "missing_api_key" | "invalid_proxy_secret" | "insufficient_permissions" | "not_found" | "method_not_allowed" | "request_too_large" | "source_too_large" | "media_too_long" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "engine_unavailable" | "source_timeout" | "render_timeout";
+            error: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "unsupported_output_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range" | "no_audio_stream" | "no_video_stream" | "decrypt_failed" | "invalid_api_key" | "missing_api_key" | "invalid_proxy_secret" | "insufficient_permissions" | "not_found" | "method_not_allowed" | "request_too_large" | "source_too_large" | "media_too_long" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "engine_unavailable" | "source_timeout" | "render_timeout" | "idempotency_key_reused" | "output_upload_failed";
             /** @description Human-readable; for validation_failed it names every offending field by its path. */
             message: string;
         };
@@ -1206,8 +1050,6 @@ export interface components {
                 chromium: string;
                 /** @description The LibreOffice (/office-to-pdf) version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
                 libreoffice: string;
-                /** @description The Tesseract (/ocr) version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
-                tesseract: string;
                 /** @description The Node.js version. */
                 node: string;
             };
@@ -1334,6 +1176,15 @@ export interface components {
                 heif: string;
             };
         };
+        OutputSent: {
+            /**
+             * Format: uri
+             * @description Where the result was sent, without the query of the URL given.
+             */
+            outputUrl: string;
+            sizeBytes: number;
+            contentType: string;
+        };
         JobAccepted: {
             jobId: string;
             /** @constant */
@@ -1401,18 +1252,6 @@ export interface components {
             }[];
             /** @description The size of the source file. */
             sizeBytes: number;
-            /** @description The fields of the interactive form, the first 1000 (empty without a form, or for an encrypted file). */
-            formFields: {
-                /** @description The fully qualified field name, as /pdf-form-fill takes it. */
-                name: string;
-                /**
-                 * @description The kind of field.
-                 * @enum {string}
-                 */
-                type: "text" | "checkbox" | "radio" | "dropdown" | "list" | "button" | "signature";
-                /** @description Text, checked or not, the selected option (options of a list), or null when empty. */
-                value: string | boolean | string[] | null;
-            }[];
         };
         PdfToTextResponse: {
             /** @description The selected pages, in page order. */
@@ -1424,19 +1263,6 @@ export interface components {
             }[];
             /** @description Characters (Unicode code points) of all pages together. */
             characters: number;
-        };
-        OcrResponse: {
-            /** @description The text of all pages, pages separated by a form feed ("\f"), lines by "\n". */
-            text: string;
-            /** @description The pages read, in page order. */
-            pages: {
-                /** @description The page number, counted from 1 (an image is page 1). */
-                number: number;
-                /** @description The page’s text: paragraphs separated by an empty line, lines by "\n". */
-                text: string;
-                /** @description Tesseract’s mean word confidence on the page, 0–100; 0 when no word was found. */
-                confidence: number;
-            }[];
         };
         MediaInfoResponse: {
             /** @description The container format read from the bytes, e.g. mp4, webm, mp3. */
@@ -1460,17 +1286,6 @@ export interface components {
                 channels?: number;
                 bitRate?: number;
             }[];
-        };
-        AudioWaveformResponse: {
-            /** @description Seconds of audio read (samples decoded over the sample rate). */
-            durationSeconds: number;
-            sampleRate: number;
-            channels: number;
-            /** @description Per equal slice of the audio, in order: the lowest and highest sample of any channel, −1…1. */
-            peaks: [
-                number,
-                number
-            ][];
         };
         SlugifyResponse: {
             slug: string;
@@ -1580,10 +1395,40 @@ export interface components {
              * @description A time-limited download link for the result (1 h by default, never past the job’s expiry).
              */
             resultUrl?: string;
+            /** @description Where the result was sent, for a job with `outputUrl` (the URL without its query). */
+            output?: {
+                /** Format: uri */
+                outputUrl: string;
+                sizeBytes: number;
+                contentType: string;
+            };
             error?: {
                 error: string;
                 message: string;
             };
+        };
+        UploadsResponse: {
+            /**
+             * Format: uri
+             * @description A presigned URL of the service’s bucket: PUT the file there within 15 minutes.
+             */
+            uploadUrl: string;
+            /** @constant */
+            method: "PUT";
+            /** @description Headers the PUT must carry exactly as given (they are signed into uploadUrl). */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * Format: uri
+             * @description A presigned download of the uploaded file, valid 24 hours: pass it as `sourceUrl` to any file route.
+             */
+            sourceUrl: string;
+            /**
+             * Format: date-time
+             * @description When uploadUrl stops accepting the PUT.
+             */
+            expiresAt: string;
         };
     };
     responses: {
@@ -1599,6 +1444,21 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
                     error?: "engine_unavailable";
+                };
+            };
+        };
+        /** @description Unprocessable content: `idempotency_key_reused`. */
+        IdempotencyKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "idempotency_key_reused";
                 };
             };
         };
@@ -1659,6 +1519,21 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"] & {
                     /** @enum {unknown} */
                     error?: "not_found";
+                };
+            };
+        };
+        /** @description Bad gateway: `output_upload_failed`. */
+        OutputUploadFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"] & {
+                    /** @enum {unknown} */
+                    error?: "output_upload_failed";
                 };
             };
         };
@@ -1784,6 +1659,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -1828,6 +1708,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 } & (unknown | {
                     width?: never;
                 });
@@ -1864,6 +1749,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -1901,6 +1791,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -1925,6 +1820,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -1953,6 +1853,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -1990,6 +1895,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2024,6 +1934,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2067,6 +1982,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2091,6 +2011,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2136,6 +2061,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2161,171 +2091,6 @@ export interface components {
                      * @default false
                      */
                     layout?: boolean;
-                };
-            };
-        };
-        PdfWatermarkRequest: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
-                     */
-                    sourceUrl: string;
-                    /** @description The text to draw, in any of Latin, Greek, Cyrillic, Chinese, Japanese, Korean (one line). */
-                    text?: string;
-                    /**
-                     * Format: uri
-                     * @description An absolute http(s) URL of the image to draw (png, jpg, webp or svg), downloaded as a source.
-                     */
-                    imageUrl?: string;
-                    /** @description Text size; default fitted to the page, in points (1/72 in). */
-                    fontSize?: number;
-                    /**
-                     * @description The text colour, CSS (default #808080); its alpha is ignored.
-                     * @default #808080
-                     */
-                    color?: string;
-                    /**
-                     * @description 0 (invisible) to 1 (opaque); default 0.3.
-                     * @default 0.3
-                     */
-                    opacity?: number;
-                    /** @description Degrees counter-clockwise: default 45 for text (bottom left to top right), 0 for an image. */
-                    rotation?: number;
-                    /**
-                     * @description Image width as a fraction of the page width; default 0.5.
-                     * @default 0.5
-                     */
-                    scale?: number;
-                    /**
-                     * @description center (default), a compass point (north, northeast, … at the page’s edge), or tile (repeated across the page).
-                     * @default center
-                     * @enum {string}
-                     */
-                    position?: "center" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "tile";
-                    /**
-                     * @description over (default): on top of the page; under: behind the page’s content.
-                     * @default over
-                     * @enum {string}
-                     */
-                    layer?: "over" | "under";
-                    /** @description The pages to mark, in range syntax, e.g. "1-3,5,7-"; default all pages. */
-                    pages?: string;
-                    /**
-                     * Format: uri
-                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
-                     */
-                    callbackUrl?: string;
-                } & (unknown | unknown);
-            };
-        };
-        PdfPageNumbersRequest: {
-            content: {
-                /**
-                 * @example {
-                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
-                 *       "format": "Page {n} of {total}",
-                 *       "position": "bottom-right",
-                 *       "pages": "2-"
-                 *     }
-                 */
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
-                     */
-                    sourceUrl: string;
-                    /**
-                     * @description The text of each number: {n} is the page’s number, {total} the last page’s, e.g. "Page {n} of {total}".
-                     * @default {n}
-                     */
-                    format?: string;
-                    /**
-                     * @description Where the number stands on the page as shown.
-                     * @default bottom-center
-                     * @enum {string}
-                     */
-                    position?: "bottom-center" | "bottom-left" | "bottom-right" | "top-left" | "top-center" | "top-right";
-                    /**
-                     * @description The number of the first page; default 1.
-                     * @default 1
-                     */
-                    start?: number;
-                    /**
-                     * @description Text size (default 10), in points (1/72 in).
-                     * @default 10
-                     */
-                    fontSize?: number;
-                    /**
-                     * @description Distance from the page’s edges, in points; default 24.
-                     * @default 24
-                     */
-                    margin?: number;
-                    /** @description The pages that carry a number (the others keep their place in the count), in range syntax, e.g. "1-3,5,7-"; default all pages. */
-                    pages?: string;
-                    /**
-                     * Format: uri
-                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
-                     */
-                    callbackUrl?: string;
-                };
-            };
-        };
-        PdfFormFillRequest: {
-            content: {
-                /**
-                 * @example {
-                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
-                 *       "fields": {
-                 *         "name": "Ada Lovelace",
-                 *         "address.city": "London",
-                 *         "subscribe": true,
-                 *         "plan": "Pro"
-                 *       }
-                 *     }
-                 */
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
-                     */
-                    sourceUrl: string;
-                    /** @description Field name (fully qualified, e.g. "address.city") → value: a string for a text field, true or false for a checkbox, an option’s value for a radio group, a dropdown or a list. */
-                    fields: {
-                        [key: string]: string | boolean;
-                    };
-                    /**
-                     * @description true: the filled form is drawn into the pages and its fields and annotations removed.
-                     * @default false
-                     */
-                    flatten?: boolean;
-                    /**
-                     * Format: uri
-                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
-                     */
-                    callbackUrl?: string;
-                };
-            };
-        };
-        PdfFlattenRequest: {
-            content: {
-                /**
-                 * @example {
-                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf"
-                 *     }
-                 */
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
-                     */
-                    sourceUrl: string;
-                    /**
-                     * Format: uri
-                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
-                     */
-                    callbackUrl?: string;
                 };
             };
         };
@@ -2377,6 +2142,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 } & ((unknown | unknown) & unknown & unknown & unknown & unknown);
             };
         };
@@ -2432,6 +2202,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 } & (unknown & unknown & unknown & unknown);
             };
         };
@@ -2478,6 +2253,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 } & ((unknown | unknown) & unknown & unknown & unknown & unknown);
             };
         };
@@ -2525,6 +2305,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 } & (unknown | unknown);
             };
         };
@@ -2546,37 +2331,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
-                };
-            };
-        };
-        OcrRequest: {
-            content: {
-                "application/json": {
                     /**
                      * Format: uri
-                     * @description An absolute http(s) URL of an image (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico) or a PDF; the format is read from its bytes.
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
                      */
-                    sourceUrl: string;
-                    /**
-                     * @description The languages of the text, as Tesseract's codes, at most 4, the likeliest first. Shipped: eng, deu, fra, spa, ita, por, nld; a deployment may offer more. A language not offered answers 400 `validation_failed` listing those that are.
-                     * @default [
-                     *       "eng"
-                     *     ]
-                     */
-                    languages?: string[];
-                    /** @description The PDF pages to read in range syntax, e.g. "1-3,5,7-" (default all; each page once, in page order). At most free 5, pro 50, enterprise 200 pages a request. An image is one page. */
-                    pages?: string;
-                    /**
-                     * @description `json`: `{text, pages:[{number, text, confidence}]}`; `txt`: the text; `pdf`: a searchable PDF, each page image with an invisible text layer over its words.
-                     * @default json
-                     * @enum {string}
-                     */
-                    outputFormat?: "json" | "txt" | "pdf";
-                    /**
-                     * Format: uri
-                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
-                     */
-                    callbackUrl?: string;
+                    outputUrl?: string;
                 };
             };
         };
@@ -2622,11 +2381,24 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 } & (unknown & unknown & unknown);
             };
         };
         VideoConvertRequest: {
             content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/mov_bbb.mp4",
+                 *       "outputFormat": "webm",
+                 *       "width": 320,
+                 *       "quality": "low"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -2634,37 +2406,40 @@ export interface components {
                      */
                     sourceUrl: string;
                     /**
-                     * @description The container to write, or an animation: gif (a palette computed from the clip) or webp (animated).
+                     * @description The container to write.
                      * @enum {string}
                      */
-                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi" | "gif" | "webp";
-                    /** @description Output width in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. gif and webp: default the source's width, at most 480; up to 3840 on either side. */
+                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi";
+                    /** @description Output width in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. */
                     width?: number;
-                    /** @description Output height in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. gif and webp: default the source's width, at most 480; up to 3840 on either side. */
+                    /** @description Output height in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. */
                     height?: number;
                     /**
                      * @description Encoding quality: low, medium (the default when re-encoding) or high. Giving it asks for a re-encode even where the stream could be copied.
                      * @enum {string}
                      */
                     quality?: "low" | "medium" | "high";
-                    /** @description Output frame rate, 0.01–120 (gif and webp: default 10). A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits. */
+                    /** @description Output frame rate, 0.01–120. A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits. */
                     fps?: number;
                     /** @description Start at this many seconds into the source (a cut that is exact to the frame). */
                     start?: number;
                     /** @description Keep at most this many seconds (at least 0.001, the millisecond times are given in). */
                     duration?: number;
                     /**
-                     * @description Drop the audio (gif and webp have none).
+                     * @description Drop the audio.
                      * @default false
                      */
                     mute?: boolean;
-                    /** @description gif and webp only: play the animation for ever (true, the default) or once. */
-                    loop?: boolean;
                     /**
                      * Format: uri
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2695,6 +2470,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2729,6 +2509,11 @@ export interface components {
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
                      */
                     callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2745,123 +2530,6 @@ export interface components {
                      * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
                      */
                     sourceUrl: string;
-                };
-            };
-        };
-        MediaConcatRequest: {
-            content: {
-                /**
-                 * @example {
-                 *       "sources": [
-                 *         "https://www.w3schools.com/html/mov_bbb.mp4",
-                 *         "https://www.w3schools.com/html/mov_bbb.mp4"
-                 *       ],
-                 *       "outputFormat": "mp4"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description URLs of the audio or video files, in the order they play: at least 2, at most the tier's batch size (free 5, pro 50, enterprise 200). */
-                    sources: string[];
-                    /**
-                     * @description The format to write: a video container (every source needs a video stream) or an audio format.
-                     * @enum {string}
-                     */
-                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi" | "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
-                    /**
-                     * Format: uri
-                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
-                     */
-                    callbackUrl?: string;
-                };
-            };
-        };
-        AudioNormalizeRequest: {
-            content: {
-                /**
-                 * @example {
-                 *       "sourceUrl": "https://www.w3schools.com/html/horse.mp3",
-                 *       "targetLufs": -16
-                 *     }
-                 */
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
-                     */
-                    sourceUrl: string;
-                    /**
-                     * @description The audio format to write; default the source’s where it is one of these (m4a for mp4 and mov, ogg for webm, mp3 for mkv and avi).
-                     * @enum {string}
-                     */
-                    outputFormat?: "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
-                    /**
-                     * @description The integrated loudness to reach, in LUFS (EBU R128): −70 to −5, default −16 (speech, podcasts).
-                     * @default -16
-                     */
-                    targetLufs?: number;
-                    /**
-                     * @description The highest true peak allowed, in dBTP: −9 to 0, default −1.5.
-                     * @default -1.5
-                     */
-                    truePeak?: number;
-                    /**
-                     * Format: uri
-                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
-                     */
-                    callbackUrl?: string;
-                };
-            };
-        };
-        AudioWaveformRequest: {
-            content: {
-                /**
-                 * @example {
-                 *       "sourceUrl": "https://www.w3schools.com/html/horse.mp3",
-                 *       "outputFormat": "png",
-                 *       "width": 800,
-                 *       "height": 120,
-                 *       "color": "#1e88e5"
-                 *     }
-                 */
-                "application/json": {
-                    /**
-                     * Format: uri
-                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
-                     */
-                    sourceUrl: string;
-                    /**
-                     * @description png (default), svg, or json peaks.
-                     * @default png
-                     * @enum {string}
-                     */
-                    outputFormat?: "png" | "svg" | "json";
-                    /**
-                     * @description Image width in pixels, 100–4000.
-                     * @default 1000
-                     */
-                    width?: number;
-                    /**
-                     * @description Image height in pixels, 20–1000.
-                     * @default 200
-                     */
-                    height?: number;
-                    /**
-                     * @description The colour of the waveform: a CSS colour (e.g. "#1e88e5", "rgb(0 0 0 / 50%)", "navy"); default #1e88e5.
-                     * @default #1e88e5
-                     */
-                    color?: string;
-                    /**
-                     * @description The colour behind it: a CSS colour (e.g. "#1e88e5", "rgb(0 0 0 / 50%)", "navy"); default transparent.
-                     * @default transparent
-                     */
-                    background?: string;
-                    /** @description json only: how many [min, max] pairs, 1–20000; default the width. */
-                    points?: number;
-                    /**
-                     * Format: uri
-                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
-                     */
-                    callbackUrl?: string;
                 };
             };
         };
@@ -3188,6 +2856,25 @@ export interface components {
                 };
             };
         };
+        UploadsRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "filename": "photo.png",
+                 *       "contentType": "image/png",
+                 *       "sizeBytes": 48213
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The file’s name; results are named after it. Characters other than letters, digits, `.`, `_` and `-` become `-`. */
+                    filename: string;
+                    /** @description The Content-Type the PUT will carry (signed into uploadUrl); the format is read from the bytes anyway. */
+                    contentType?: string;
+                    /** @description The exact size of the file; the store refuses a PUT of any other length. */
+                    sizeBytes: number;
+                };
+            };
+        };
     };
     headers: {
         /** @description The id of this request; quote it when reporting a problem. */
@@ -3350,13 +3037,16 @@ export interface operations {
     imageConvert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["ImageConvertRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -3376,6 +3066,7 @@ export interface operations {
                     "image/bmp": Blob;
                     "image/x-icon": Blob;
                     "image/svg+xml": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -3451,21 +3142,26 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
     imageResize: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["ImageResizeRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -3485,6 +3181,7 @@ export interface operations {
                     "image/bmp": Blob;
                     "image/x-icon": Blob;
                     "image/svg+xml": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -3560,21 +3257,26 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
     imageOptimize: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["ImageOptimizeRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -3595,6 +3297,7 @@ export interface operations {
                     "image/x-icon": Blob;
                     "image/svg+xml": Blob;
                     "image/heic": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -3670,8 +3373,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
@@ -3737,13 +3442,16 @@ export interface operations {
     pdfMerge: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["PdfMergeRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -3755,6 +3463,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -3830,21 +3539,26 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
     pdfSplit: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["PdfSplitRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -3857,6 +3571,7 @@ export interface operations {
                 content: {
                     "application/pdf": Blob;
                     "application/zip": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -3932,21 +3647,26 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
     pdfCompress: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["PdfCompressRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -3958,6 +3678,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -4033,21 +3754,26 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
     pdfToImage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["PdfToImageRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -4062,6 +3788,7 @@ export interface operations {
                     "image/jpeg": Blob;
                     "image/webp": Blob;
                     "application/zip": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -4137,21 +3864,26 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
     imageToPdf: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["ImageToPdfRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -4163,6 +3895,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -4238,8 +3971,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
@@ -4305,13 +4040,16 @@ export interface operations {
     pdfRotate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["PdfRotateRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -4323,6 +4061,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -4398,21 +4137,26 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
     pdfOrganize: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["PdfOrganizeRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -4424,6 +4168,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -4499,21 +4244,26 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
     pdfMetadata: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["PdfMetadataRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -4525,6 +4275,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -4600,8 +4351,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
@@ -4664,420 +4417,19 @@ export interface operations {
             504: components["responses"]["SourceTimeout"];
         };
     };
-    pdfWatermark: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: components["requestBodies"]["PdfWatermarkRequest"];
-        responses: {
-            /** @description The converted file itself, with its Content-Type. */
-            200: {
-                headers: {
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    "Content-Length": components["headers"]["ContentLength"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": Blob;
-                };
-            };
-            /** @description Accepted as an async job (only with `callbackUrl`). */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobAccepted"];
-                };
-            };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
-                    };
-                };
-            };
-            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_api_key" | "missing_api_key";
-                    };
-                };
-            };
-            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_proxy_secret" | "insufficient_permissions";
-                    };
-                };
-            };
-            /** @description Too large: `request_too_large`, `source_too_large`. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "request_too_large" | "source_too_large";
-                    };
-                };
-            };
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimitExceeded"];
-            500: components["responses"]["InternalError"];
-            504: components["responses"]["SourceTimeout"];
-        };
-    };
-    pdfPageNumbers: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: components["requestBodies"]["PdfPageNumbersRequest"];
-        responses: {
-            /** @description The converted file itself, with its Content-Type. */
-            200: {
-                headers: {
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    "Content-Length": components["headers"]["ContentLength"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": Blob;
-                };
-            };
-            /** @description Accepted as an async job (only with `callbackUrl`). */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobAccepted"];
-                };
-            };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
-                    };
-                };
-            };
-            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_api_key" | "missing_api_key";
-                    };
-                };
-            };
-            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_proxy_secret" | "insufficient_permissions";
-                    };
-                };
-            };
-            /** @description Too large: `request_too_large`, `source_too_large`. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "request_too_large" | "source_too_large";
-                    };
-                };
-            };
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimitExceeded"];
-            500: components["responses"]["InternalError"];
-            504: components["responses"]["SourceTimeout"];
-        };
-    };
-    pdfFormFill: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: components["requestBodies"]["PdfFormFillRequest"];
-        responses: {
-            /** @description The converted file itself, with its Content-Type. */
-            200: {
-                headers: {
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    "Content-Length": components["headers"]["ContentLength"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": Blob;
-                };
-            };
-            /** @description Accepted as an async job (only with `callbackUrl`). */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobAccepted"];
-                };
-            };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
-                    };
-                };
-            };
-            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_api_key" | "missing_api_key";
-                    };
-                };
-            };
-            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_proxy_secret" | "insufficient_permissions";
-                    };
-                };
-            };
-            /** @description Too large: `request_too_large`, `source_too_large`. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "request_too_large" | "source_too_large";
-                    };
-                };
-            };
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimitExceeded"];
-            500: components["responses"]["InternalError"];
-            504: components["responses"]["SourceTimeout"];
-        };
-    };
-    pdfFlatten: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: components["requestBodies"]["PdfFlattenRequest"];
-        responses: {
-            /** @description The converted file itself, with its Content-Type. */
-            200: {
-                headers: {
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    "Content-Length": components["headers"]["ContentLength"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/pdf": Blob;
-                };
-            };
-            /** @description Accepted as an async job (only with `callbackUrl`). */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobAccepted"];
-                };
-            };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
-                    };
-                };
-            };
-            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_api_key" | "missing_api_key";
-                    };
-                };
-            };
-            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_proxy_secret" | "insufficient_permissions";
-                    };
-                };
-            };
-            /** @description Too large: `request_too_large`, `source_too_large`. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "request_too_large" | "source_too_large";
-                    };
-                };
-            };
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimitExceeded"];
-            500: components["responses"]["InternalError"];
-            504: components["responses"]["SourceTimeout"];
-        };
-    };
     htmlToPdf: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["HtmlToPdfRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -5089,6 +4441,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -5164,8 +4517,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             /** @description Source timeout: `source_timeout`, `render_timeout`. */
             504: {
@@ -5187,13 +4542,16 @@ export interface operations {
     urlToPdf: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["UrlToPdfRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -5205,6 +4563,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -5280,8 +4639,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             /** @description Source timeout: `source_timeout`, `render_timeout`. */
             504: {
@@ -5303,13 +4664,16 @@ export interface operations {
     markdownToPdf: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["MarkdownToPdfRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -5321,6 +4685,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -5396,8 +4761,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             /** @description Source timeout: `source_timeout`, `render_timeout`. */
             504: {
@@ -5419,13 +4786,16 @@ export interface operations {
     webScreenshot: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["WebScreenshotRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -5439,6 +4809,7 @@ export interface operations {
                     "image/png": Blob;
                     "image/jpeg": Blob;
                     "image/webp": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -5514,8 +4885,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             /** @description Source timeout: `source_timeout`, `render_timeout`. */
             504: {
@@ -5537,13 +4910,16 @@ export interface operations {
     officeToPdf: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["OfficeToPdfRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -5555,6 +4931,7 @@ export interface operations {
                 };
                 content: {
                     "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -5630,8 +5007,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             /** @description Source timeout: `source_timeout`, `render_timeout`. */
             504: {
@@ -5650,120 +5029,19 @@ export interface operations {
             };
         };
     };
-    ocr: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: components["requestBodies"]["OcrRequest"];
-        responses: {
-            /** @description The converted file itself, with its Content-Type. */
-            200: {
-                headers: {
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    "Content-Length": components["headers"]["ContentLength"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OcrResponse"];
-                    "text/plain": Blob;
-                    "application/pdf": Blob;
-                };
-            };
-            /** @description Accepted as an async job (only with `callbackUrl`). */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobAccepted"];
-                };
-            };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
-                    };
-                };
-            };
-            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_api_key" | "missing_api_key";
-                    };
-                };
-            };
-            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_proxy_secret" | "insufficient_permissions";
-                    };
-                };
-            };
-            /** @description Too large: `request_too_large`, `source_too_large`. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "request_too_large" | "source_too_large";
-                    };
-                };
-            };
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimitExceeded"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["EngineUnavailable"];
-            504: components["responses"]["SourceTimeout"];
-        };
-    };
     audioConvert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["AudioConvertRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -5782,6 +5060,7 @@ export interface operations {
                     "audio/aac": Blob;
                     "audio/flac": Blob;
                     "audio/mp4": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -5857,8 +5136,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             504: components["responses"]["SourceTimeout"];
         };
@@ -5866,13 +5147,16 @@ export interface operations {
     videoConvert: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["VideoConvertRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -5888,8 +5172,7 @@ export interface operations {
                     "video/x-matroska": Blob;
                     "video/quicktime": Blob;
                     "video/x-msvideo": Blob;
-                    "image/gif": Blob;
-                    "image/webp": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -5965,8 +5248,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             504: components["responses"]["SourceTimeout"];
         };
@@ -5974,13 +5259,16 @@ export interface operations {
     videoExtractAudio: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["VideoExtractAudioRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -5999,6 +5287,7 @@ export interface operations {
                     "audio/aac": Blob;
                     "audio/flac": Blob;
                     "audio/mp4": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -6074,8 +5363,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             504: components["responses"]["SourceTimeout"];
         };
@@ -6083,13 +5374,16 @@ export interface operations {
     videoThumbnail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: components["requestBodies"]["VideoThumbnailRequest"];
         responses: {
-            /** @description The converted file itself, with its Content-Type. */
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
@@ -6103,6 +5397,7 @@ export interface operations {
                     "image/jpeg": Blob;
                     "image/png": Blob;
                     "image/webp": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
                 };
             };
             /** @description Accepted as an async job (only with `callbackUrl`). */
@@ -6178,8 +5473,10 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             504: components["responses"]["SourceTimeout"];
         };
@@ -6234,335 +5531,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "request_too_large" | "source_too_large";
-                    };
-                };
-            };
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimitExceeded"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["EngineUnavailable"];
-            504: components["responses"]["SourceTimeout"];
-        };
-    };
-    mediaConcat: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: components["requestBodies"]["MediaConcatRequest"];
-        responses: {
-            /** @description The converted file itself, with its Content-Type. */
-            200: {
-                headers: {
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    "Content-Length": components["headers"]["ContentLength"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "video/mp4": Blob;
-                    "video/webm": Blob;
-                    "video/x-matroska": Blob;
-                    "video/quicktime": Blob;
-                    "video/x-msvideo": Blob;
-                    "audio/mpeg": Blob;
-                    "audio/wav": Blob;
-                    "audio/ogg": Blob;
-                    "audio/aac": Blob;
-                    "audio/flac": Blob;
-                    "audio/mp4": Blob;
-                };
-            };
-            /** @description Accepted as an async job (only with `callbackUrl`). */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobAccepted"];
-                };
-            };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_video_stream`, `no_audio_stream`. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_video_stream" | "no_audio_stream";
-                    };
-                };
-            };
-            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_api_key" | "missing_api_key";
-                    };
-                };
-            };
-            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_proxy_secret" | "insufficient_permissions";
-                    };
-                };
-            };
-            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "request_too_large" | "source_too_large" | "media_too_long";
-                    };
-                };
-            };
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimitExceeded"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["EngineUnavailable"];
-            504: components["responses"]["SourceTimeout"];
-        };
-    };
-    audioNormalize: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: components["requestBodies"]["AudioNormalizeRequest"];
-        responses: {
-            /** @description The converted file itself, with its Content-Type. */
-            200: {
-                headers: {
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    "Content-Length": components["headers"]["ContentLength"];
-                    /** @description Integrated loudness of the source in LUFS (e.g. -27.31), or -inf for silence. */
-                    "X-Input-Loudness"?: string;
-                    /** @description Integrated loudness of the result in LUFS, as the correcting pass measured it. */
-                    "X-Output-Loudness"?: string;
-                    /** @description The audio bitrate the encoder was given, in kbit/s; absent for wav and flac. */
-                    "X-Audio-Bitrate"?: number;
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "audio/mpeg": Blob;
-                    "audio/wav": Blob;
-                    "audio/ogg": Blob;
-                    "audio/aac": Blob;
-                    "audio/flac": Blob;
-                    "audio/mp4": Blob;
-                };
-            };
-            /** @description Accepted as an async job (only with `callbackUrl`). */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobAccepted"];
-                };
-            };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_audio_stream`. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_audio_stream";
-                    };
-                };
-            };
-            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_api_key" | "missing_api_key";
-                    };
-                };
-            };
-            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_proxy_secret" | "insufficient_permissions";
-                    };
-                };
-            };
-            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "request_too_large" | "source_too_large" | "media_too_long";
-                    };
-                };
-            };
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimitExceeded"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["EngineUnavailable"];
-            504: components["responses"]["SourceTimeout"];
-        };
-    };
-    audioWaveform: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: components["requestBodies"]["AudioWaveformRequest"];
-        responses: {
-            /** @description The converted file itself, with its Content-Type. */
-            200: {
-                headers: {
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    "Content-Length": components["headers"]["ContentLength"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "image/png": Blob;
-                    "image/svg+xml": Blob;
-                    "application/json": components["schemas"]["AudioWaveformResponse"];
-                };
-            };
-            /** @description Accepted as an async job (only with `callbackUrl`). */
-            202: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobAccepted"];
-                };
-            };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_audio_stream`. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_audio_stream";
-                    };
-                };
-            };
-            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_api_key" | "missing_api_key";
-                    };
-                };
-            };
-            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "invalid_proxy_secret" | "insufficient_permissions";
-                    };
-                };
-            };
-            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {unknown} */
-                        error?: "request_too_large" | "source_too_large" | "media_too_long";
                     };
                 };
             };
@@ -7494,6 +6462,92 @@ export interface operations {
             };
             403: components["responses"]["InvalidProxySecret"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    uploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UploadsRequest"];
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadsResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
         };

@@ -253,7 +253,7 @@ export async function checkS3Signature(
 }
 
 /** S3's error document for a refusal. Messages are fixed texts: nothing from the request is echoed. */
-export function refusalXml(refusal: S3Refusal, requestId: string): string {
+export function refusalXml(refusal: Pick<S3Refusal, 'code' | 'message'>, requestId: string): string {
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     `<Error><Code>${refusal.code}</Code><Message>${refusal.message}</Message>` +

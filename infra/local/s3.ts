@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { makeObjectWritesAtomic } from './s3-atomic-writes.ts';
+import { conditionalWrites, type ObjectMetadataStore } from './s3-conditional-writes.ts';
 import { checkS3Signature, refusalXml } from './s3-signature.ts';
 
 export interface EmbeddedS3 {
@@ -22,6 +23,7 @@ export interface EmbeddedS3 {
  * closes, so that jobs survive a restart) or else in a temporary folder removed when it closes. Every
  * request must carry a valid Signature Version 4 (header or presigned URL) made with the server's
  * credentials; s3rver itself does not check one, so the check runs before s3rver sees the request.
+ * Conditional writes (If-None-Match, If-Match), which s3rver lacks, are decided before it too.
  */
 export async function startEmbeddedS3(
   buckets: readonly string[],
@@ -41,7 +43,7 @@ export async function startEmbeddedS3(
   });
   makeObjectWritesAtomic(s3rver.store);
   await s3rver.configureBuckets();
-  const serve = s3rver.callback();
+  const serve = conditionalWrites(s3rver.store as unknown as ObjectMetadataStore, s3rver.callback());
   const server = createServer((request, response) => {
     checkS3Signature(request, credentials).then(
       (refusal) => {

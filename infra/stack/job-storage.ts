@@ -1,8 +1,9 @@
 import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
+import { UPLOADS_PREFIX } from '#shared/source/own-upload.ts';
 
 type Grantee = IGrantable & IConstruct;
 
@@ -30,6 +31,18 @@ export class JobStorage extends Construct {
           id: 'expire-jobs',
           expiration: Duration.days(jobRetentionDays),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+        // Uploads are read through a 24 h link; a day later they are gone, whatever else changes.
+        { id: 'expire-uploads', prefix: UPLOADS_PREFIX, expiration: Duration.days(jobRetentionDays) },
+      ],
+      // Browsers PUT files straight to a presigned upload URL: only that, from any page.
+      cors: [
+        {
+          allowedMethods: [s3.HttpMethods.PUT],
+          allowedOrigins: ['*'],
+          allowedHeaders: ['content-type', 'content-length'],
+          exposedHeaders: ['ETag'],
+          maxAge: 3000,
         },
       ],
       // Job data is disposable by design: nothing in it outlives a day anyway.
@@ -71,15 +84,26 @@ export class JobStorage extends Construct {
     this.acknowledgeBucketGrant(grantee, ['s3:GetObject*', 's3:GetBucket*', 's3:List*']);
   }
 
+  /**
+   * `POST /uploads` presigns a PUT and a GET of one object under uploads/: a presigned URL acts with
+   * its signer's permissions, so the function may put and read objects there, and nothing else.
+   */
+  grantUploader(grantee: Grantee): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject'],
+        resources: [this.bucket.arnForObjects(`${UPLOADS_PREFIX}*`)],
+      }),
+    );
+    Validations.of(grantee).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${this.bucketArnAsSeenBy(grantee)}>/${UPLOADS_PREFIX}*]`,
+      reason: 'Uploads are objects with generated names, all under the uploads/ prefix of the jobs bucket.',
+    });
+  }
+
   /** The action groups Bucket.grant* writes, all confined to this bucket and its objects. */
   private acknowledgeBucketGrant(grantee: Grantee, actions: readonly string[]): void {
-    const bucket = this.bucket.node.defaultChild as s3.CfnBucket;
-    // In a nested stack (a route family) the bucket's ARN arrives as a parameter, which CDK names
-    // after the bucket's unique id.
-    const bucketArn =
-      Stack.of(grantee) === Stack.of(this)
-        ? `${Stack.of(this).getLogicalId(bucket)}.Arn`
-        : `referenceto${Names.nodeUniqueId(bucket.node)}Arn`;
+    const bucketArn = this.bucketArnAsSeenBy(grantee);
     Validations.of(grantee).acknowledge(
       ...actions.map((action) => ({
         id: `AwsSolutions-IAM5[Action::${action}]`,
@@ -90,5 +114,16 @@ export class JobStorage extends Construct {
         reason: 'Job records and results are objects with generated names, all under the jobs bucket.',
       },
     );
+  }
+
+  /**
+   * How the bucket's ARN appears in a grantee's policy, as cdk-nag names it: in a nested stack (a
+   * route family) it arrives as a parameter, which CDK names after the bucket's unique id.
+   */
+  private bucketArnAsSeenBy(grantee: Grantee): string {
+    const bucket = this.bucket.node.defaultChild as s3.CfnBucket;
+    return Stack.of(grantee) === Stack.of(this)
+      ? `${Stack.of(this).getLogicalId(bucket)}.Arn`
+      : `referenceto${Names.nodeUniqueId(bucket.node)}Arn`;
   }
 }

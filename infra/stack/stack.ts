@@ -149,6 +149,7 @@ export class FileConversionStack extends Stack {
       });
       if (rowsOfFunction.some((row) => row.jobStore === 'run')) this.grantJobRunner(fn);
       else if (rowsOfFunction.some((row) => row.jobStore === 'read')) this.storage.grantJobReader(fn);
+      else if (rowsOfFunction.some((row) => row.jobStore === 'upload')) this.storage.grantUploader(fn);
       functions.set(route.function, fn);
     }
     this.functions = functions;

@@ -34,6 +34,8 @@ export const errorStatus = {
   engine_unavailable: 503,
   source_timeout: 504,
   render_timeout: 504,
+  idempotency_key_reused: 422,
+  output_upload_failed: 502,
 } as const satisfies Record<ErrorCode, number>;
 
 /** The status an error is answered with. */

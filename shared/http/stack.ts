@@ -90,10 +90,11 @@ export function postStack(route: RouteSpec & { body: z.ZodType }, executionMode?
     .use(validateBody(route.body));
 }
 
-/** A POST route that answers JSON (buffered). */
+/** A POST route that answers JSON (buffered): 200, or 201 for a row that creates something. */
 export function createJsonHandler<S extends z.ZodType>(route: PostRoute<S>, work: Work<z.infer<S>, unknown>) {
+  const status = route.created ? 201 : 200;
   return postStack(route).handler(async (event, context, { signal }) =>
-    jsonResponse(200, await runWork(work, inputFor(event, signal, context), event)),
+    jsonResponse(status, await runWork(work, inputFor(event, signal, context), event)),
   );
 }
 

@@ -1,45 +1,78 @@
 import type { Caller } from '#shared/auth/authorize.ts';
-import { config } from '#shared/config.ts';
 import { ApiError } from '#shared/errors.ts';
 import { type HttpResponse, jsonResponse } from '#shared/http/respond.ts';
+import { assertDestinationUrl } from '#shared/jobs/destination.ts';
 import { dispatchJob } from '#shared/jobs/dispatch.ts';
+import {
+  claimIdempotencyKey,
+  idempotencyKeyOf,
+  releaseIdempotencyKey,
+  requestHash,
+} from '#shared/jobs/idempotency.ts';
 import { queuedJob } from '#shared/jobs/record.ts';
 import { saveJob } from '#shared/jobs/store.ts';
 import type { TierNeeds } from '#shared/routes/types.ts';
-import { assertHttpUrl, resolveCheckedAddress } from '#shared/source/address.ts';
 import { tierList } from '#shared/tiers.ts';
 
-/** The callback URL is checked like a source: https (http only where private sources are allowed), public address. */
-async function assertCallbackUrl(raw: string): Promise<void> {
-  const url = assertHttpUrl(raw, 'callbackUrl');
-  if (url.protocol !== 'https:' && !config.SOURCE_ALLOW_PRIVATE) {
-    throw new ApiError('source_invalid_url', 'callbackUrl must be an https URL.');
-  }
-  await resolveCheckedAddress(url, { allowPrivate: config.SOURCE_ALLOW_PRIVATE });
-}
-
-/** Whether the caller's tier may run the route as an async job, by the route's tier needs. */
-export function assertMayRunJobs(caller: Caller, needs: TierNeeds): void {
+/** Whether the caller's tier may use a paid feature (async jobs, uploads, exports), by the route's tier needs. */
+export function assertMayUse(caller: Caller, needs: TierNeeds, feature = 'Async jobs'): void {
   const plural = needs.asyncJobs.length > 1 ? 's' : '';
-  const allowed = `Async jobs are for the ${tierList(needs.asyncJobs)} tier${plural}`;
+  const allowed = `${feature} are for the ${tierList(needs.asyncJobs)} tier${plural}`;
   if (!caller.keyed) throw new ApiError('missing_api_key', `${allowed}; send an x-api-key.`);
   if (!needs.asyncJobs.includes(caller.tier)) {
     throw new ApiError('insufficient_permissions', `${allowed}; this key is of the ${caller.tier} tier.`);
   }
 }
 
-/** Accepts a file request as an async job: record it, start it apart, answer 202 at once. */
+/** Whether the caller's tier may run the route as an async job, by the route's tier needs. */
+export const assertMayRunJobs = (caller: Caller, needs: TierNeeds) => assertMayUse(caller, needs);
+
+/** What a job request carries besides its body. */
+export interface JobRequest {
+  callbackUrl: string;
+  outputUrl?: string | undefined;
+  /** The request's headers (lower-cased names), for `Idempotency-Key`. */
+  headers?: Record<string, string | undefined> | null;
+}
+
+const accepted = (jobId: string) =>
+  jsonResponse(202, { jobId, status: 'queued', statusUrl: `/jobs/${jobId}` });
+
+/**
+ * Accepts a file request as an async job: record it, start it apart, answer 202 at once. With an
+ * Idempotency-Key, the same request from the same API key within 24 h answers the first job's 202
+ * again, without a second job.
+ */
 export async function acceptJob(
   route: string,
   needs: TierNeeds,
   request: unknown,
-  callbackUrl: string,
+  job: JobRequest,
   caller: Caller,
 ): Promise<HttpResponse> {
   assertMayRunJobs(caller, needs);
-  await assertCallbackUrl(callbackUrl);
-  const record = queuedJob(route, request, callbackUrl, caller);
-  await saveJob(record);
+  const idempotencyKey = idempotencyKeyOf(job.headers ?? null);
+  await assertDestinationUrl(job.callbackUrl, 'callbackUrl');
+  if (job.outputUrl !== undefined) await assertDestinationUrl(job.outputUrl, 'outputUrl');
+  const record = queuedJob(route, request, job.callbackUrl, caller, job.outputUrl);
+  if (idempotencyKey !== undefined) {
+    const body = { ...(request as object), callbackUrl: job.callbackUrl, outputUrl: job.outputUrl };
+    const first = await claimIdempotencyKey(
+      caller.callerId,
+      idempotencyKey,
+      requestHash(route, body),
+      record.jobId,
+    );
+    if (first !== undefined) return accepted(first);
+  }
+  try {
+    await saveJob(record);
+  } catch (error) {
+    // No job was recorded: the key must not answer with one that does not exist.
+    if (idempotencyKey !== undefined)
+      await releaseIdempotencyKey(caller.callerId, idempotencyKey).catch(() => {});
+    throw error;
+  }
   try {
     await dispatchJob(route, record.jobId);
   } catch (error) {
@@ -52,5 +85,5 @@ export async function acceptJob(
     });
     throw error;
   }
-  return jsonResponse(202, { jobId: record.jobId, status: 'queued', statusUrl: `/jobs/${record.jobId}` });
+  return accepted(record.jobId);
 }

@@ -20,9 +20,13 @@ export interface JobRecord {
   /** Folder under functions/ whose work runs the job. */
   route: string;
   callbackUrl: string;
-  /** The validated request body, without callbackUrl. */
+  /** Where the result is sent with PUT instead of being kept in the bucket. */
+  outputUrl?: string;
+  /** The validated request body, without callbackUrl and outputUrl. */
   request: unknown;
   result?: { key: string; fileName: string; contentType: string; sizeBytes: number };
+  /** The result as it was sent to outputUrl. */
+  output?: OutputView;
   webhook?: { attempts: number; delivered: boolean; lastStatus?: number };
   /**
    * While the job runs, its worker stores the record at least every `HEARTBEAT_MS`. A heartbeat
@@ -32,6 +36,13 @@ export interface JobRecord {
   heartbeatAt?: string;
 }
 
+/** A result sent to outputUrl: the URL without its query, its size and type. */
+export interface OutputView {
+  outputUrl: string;
+  sizeBytes: number;
+  contentType: string;
+}
+
 export interface JobView {
   jobId: string;
   status: JobStatus;
@@ -39,11 +50,18 @@ export interface JobView {
   createdAt: string;
   finishedAt?: string;
   resultUrl?: string;
+  output?: OutputView;
   error?: ErrorBody;
 }
 
 /** A job as it is accepted: queued, owned by the caller's key, under an unguessable id (144 bits). */
-export function queuedJob(route: string, request: unknown, callbackUrl: string, caller: Caller): JobRecord {
+export function queuedJob(
+  route: string,
+  request: unknown,
+  callbackUrl: string,
+  caller: Caller,
+  outputUrl?: string,
+): JobRecord {
   return {
     jobId: randomBytes(18).toString('base64url'),
     status: 'queued',
@@ -54,6 +72,7 @@ export function queuedJob(route: string, request: unknown, callbackUrl: string, 
     requestsPerMinute: caller.requestsPerMinute,
     route,
     callbackUrl,
+    ...(outputUrl === undefined ? {} : { outputUrl }),
     request,
   };
 }
@@ -122,6 +141,7 @@ export function publicView(record: JobRecord, resultUrl?: string): JobView {
     createdAt: record.createdAt,
     ...(record.finishedAt ? { finishedAt: record.finishedAt } : {}),
     ...(resultUrl ? { resultUrl } : {}),
+    ...(record.output ? { output: record.output } : {}),
     ...(record.error ? { error: record.error } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { ApiError, toPublicError } from '#shared/errors.ts';
 import { errorStatus, statusOf } from '#shared/http/errors.ts';
 import type { FileResult } from '#shared/http/respond.ts';
 import type { CallInput } from '#shared/http/stack.ts';
+import { sendToOutputUrl } from '#shared/jobs/export.ts';
 import {
   failIfAbandoned,
   HEARTBEAT_MS,
@@ -160,9 +161,11 @@ export async function runJob(jobId: string, work: FileWork, endsAt: number): Pro
       params: {},
       onProgress: running.report,
     };
-    record.result = await measureStages(stages, async () => {
+    await measureStages(stages, async () => {
       const file = await stage('engine', () => work(input));
-      return stage('upload', () => saveResult(jobId, file));
+      if (record.outputUrl === undefined)
+        record.result = await stage('upload', () => saveResult(jobId, file));
+      else record.output = await sendToOutputUrl(file, record.outputUrl, { signal: budget });
     });
     record.status = 'succeeded';
     record.progress = 100;

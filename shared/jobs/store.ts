@@ -21,12 +21,16 @@ let client: S3Client | undefined;
  * server of our own choosing (S3_ENDPOINT) gets path-style addresses and plain uploads: the SDK's
  * default checksum trailers send a streamed body aws-chunked, which such servers may store as is.
  */
-const s3 = () =>
-  (client ??= new S3Client(
-    config.S3_ENDPOINT
-      ? { endpoint: config.S3_ENDPOINT, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' }
-      : {},
-  ));
+export const s3ClientConfig = () =>
+  config.S3_ENDPOINT
+    ? {
+        endpoint: config.S3_ENDPOINT,
+        forcePathStyle: true,
+        requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+      }
+    : {};
+
+export const s3 = () => (client ??= new S3Client(s3ClientConfig()));
 
 const recordKey = (jobId: string) => `jobs/${jobId}.json`;
 

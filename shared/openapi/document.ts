@@ -6,8 +6,10 @@ import {
   asyncJobsNote,
   asyncJobTiers,
   documentedBody,
+  idempotencyKeyParameter,
   isAsyncCapable,
   jobAccepted,
+  outputSent,
 } from '#shared/openapi/async-jobs.ts';
 import { byStatus, errorMeanings, routeErrors } from '#shared/openapi/errors.ts';
 import { apiDescription } from '#shared/openapi/info.ts';
@@ -45,8 +47,10 @@ const statusNames: Record<number, string> = {
   405: 'Method not allowed',
   413: 'Too large',
   415: 'Unsupported media type',
+  422: 'Unprocessable content',
   429: 'Too many requests',
   500: 'Internal error',
+  502: 'Bad gateway',
   504: 'Source timeout',
 };
 
@@ -211,7 +215,7 @@ function successResponse(route: RouteSpec, name: string, registry: SchemaRegistr
           : (documentSchemas[type] ?? { type: 'string' });
     return {
       description: isFile
-        ? 'The converted file itself, with its Content-Type.'
+        ? 'The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent.'
         : `The document itself (${route.produces.join(', ')}).`,
       headers: isFile
         ? {
@@ -226,7 +230,13 @@ function successResponse(route: RouteSpec, name: string, registry: SchemaRegistr
             ...everyAnswerHeaders,
           }
         : everyAnswerHeaders,
-      content: Object.fromEntries(route.produces.map((type) => [type, { schema: schemaOf(type) }])),
+      content: {
+        ...Object.fromEntries(route.produces.map((type) => [type, { schema: schemaOf(type) }])),
+        // With outputUrl the file goes there, and the answer says where.
+        ...(isAsyncCapable(route) && !route.produces.includes('application/json')
+          ? { 'application/json': { schema: registry.add('OutputSent', outputSent, 'output') } }
+          : {}),
+      },
     };
   }
   return { description: 'OK', headers: everyAnswerHeaders };
@@ -273,11 +283,14 @@ function operation(
   const description = [route.description, asyncCapable ? asyncJobsNote(route) : undefined]
     .filter(Boolean)
     .join('\n\n');
-  const parameters = pathParameters(route.path);
+  const parameters = [...pathParameters(route.path), ...(asyncCapable ? [idempotencyKeyParameter] : [])];
   const body = requestBody(route, name, registry);
   const bodyName = `${name}Request`;
 
-  const responses: Record<string, JsonSchema> = { '200': successResponse(route, name, registry) };
+  const success = successResponse(route, name, registry);
+  const responses: Record<string, JsonSchema> = route.created
+    ? { '201': { ...success, description: 'Created' } }
+    : { '200': success };
   if (asyncCapable) {
     responses['202'] = {
       description: 'Accepted as an async job (only with `callbackUrl`).',

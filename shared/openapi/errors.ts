@@ -126,6 +126,18 @@ export const errorMeanings: Readonly<Record<ErrorCode, { meaning: string; messag
     meaning: 'A page could not be printed or captured in time: a script on it kept the browser busy.',
     message: 'The page could not be rendered in time: a script on it kept the browser busy.',
   },
+  idempotency_key_reused: {
+    meaning:
+      'The Idempotency-Key was already used by this API key within 24 h for another request body; send a new key for a new request.',
+    message:
+      'Idempotency-Key "order-42" was used within 24 h for another request; use a new key for this one.',
+  },
+  output_upload_failed: {
+    meaning:
+      'The result could not be sent to outputUrl: the destination refused it (its status is quoted), redirected, did not answer in time or could not be reached.',
+    message:
+      'The destination refused the result with HTTP 403 Forbidden; check that outputUrl is a valid presigned PUT URL.',
+  },
 };
 
 /** What any route can answer, whatever its row says: authentication, rate limit, failure. */

@@ -43,8 +43,13 @@ export interface RouteSpec<Body extends z.ZodType | undefined = z.ZodType | unde
   kind: 'json' | 'file' | 'system';
   /** The function's memory, timeout and /tmp, in Lambda and in the local gateway's workers. */
   sizing: FunctionSizing;
-  /** What the function needs of the job store: file routes run jobs, `/jobs/{jobId}` reads them. */
-  jobStore?: 'run' | 'read';
+  /**
+   * What the function needs of the job store: file routes run jobs, `/jobs/{jobId}` reads them,
+   * `/uploads` presigns uploads into it.
+   */
+  jobStore?: 'run' | 'read' | 'upload';
+  /** A POST route whose success creates something: answered 201 instead of 200. */
+  created?: true;
   tag: 'System' | 'Image' | 'PDF' | 'Media' | 'Text' | 'Crypto' | 'Jobs' | 'Documents' | 'Codes' | 'OCR';
   summary: string;
   description?: string;

@@ -32,7 +32,10 @@ export interface SourceOptions {
   timeoutMs?: number;
   /** When the request must have answered (epoch ms); the download gives up a margin before it. */
   deadline?: number | undefined;
-  /** Lets loopback and private addresses through; default SOURCE_ALLOW_PRIVATE. */
+  /**
+   * Lets loopback and private addresses through; default SOURCE_ALLOW_PRIVATE, or for the
+   * service's own upload links only (`isOwnUploadUrl`), true.
+   */
   allowPrivate?: boolean;
   signal?: AbortSignal;
   /** Name of the file inside the workspace; default 'source'. */
@@ -65,6 +68,18 @@ function downloadTime(options: SourceOptions): { ms: number; why: string } {
   const left = (options.deadline ?? Number.POSITIVE_INFINITY) - DEADLINE_MARGIN_MS - Date.now();
   if (configured <= left) return { ms: configured, why: '' };
   return { ms: Math.max(0, left), why: ', the time this request had left' };
+}
+
+/**
+ * Private addresses are reached where the configuration allows them, and otherwise only for a
+ * link the service made itself to an upload in its own store. The check (and its signer) loads
+ * only for a URL into that store.
+ */
+async function mayReachPrivate(url: URL): Promise<boolean> {
+  if (config.SOURCE_ALLOW_PRIVATE) return true;
+  if (!config.S3_ENDPOINT) return false;
+  const { isOwnUploadUrl, isUploadAreaUrl } = await import('#shared/source/own-upload.ts');
+  return isUploadAreaUrl(url) && isOwnUploadUrl(url);
 }
 
 function tooLarge(options: SourceOptions, contentLength?: number): ApiError {
@@ -180,7 +195,7 @@ async function fetchSource(rawUrl: string, options: SourceOptions): Promise<Sour
   let response: IncomingMessage | undefined;
   try {
     response = await openPinnedRequest(url, {
-      allowPrivate: options.allowPrivate ?? config.SOURCE_ALLOW_PRIVATE,
+      allowPrivate: options.allowPrivate ?? (await mayReachPrivate(url)),
       lookup: options.lookup,
       signal,
       headers: { accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'file-conversion-api' },

@@ -2,13 +2,15 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
+import { Readable } from 'node:stream';
 import { ApiError } from '#shared/errors.ts';
 import { bareHostname, type HostLookup, resolveCheckedAddress } from '#shared/source/address.ts';
 
 export interface PinnedRequestOptions {
   method?: string;
   headers?: Record<string, string>;
-  body?: string | Buffer;
+  /** A stream is piped (a file sent with its Content-Length); a failure to read it aborts the request. */
+  body?: string | Buffer | Readable;
   allowPrivate: boolean;
   /** Aborts the exchange; its reason is what the returned promise rejects with. */
   signal: AbortSignal;
@@ -71,6 +73,10 @@ export async function openPinnedRequest(url: URL, options: PinnedRequestOptions)
       if (signal.aborted) reject(reasonOf(signal));
       else reject(unreachable(host, error));
     });
-    request.end(options.body);
+    const { body } = options;
+    if (body instanceof Readable) {
+      body.once('error', (error) => request.destroy(error));
+      body.pipe(request);
+    } else request.end(body);
   });
 }

@@ -26,6 +26,7 @@ import {
 import './stack/browser-layer.ts';
 import './stack/office-function.ts';
 import './stack/operations.ts';
+import './stack/uploads.ts';
 
 /** Body fields that name what a function downloads: a source, a batch, or a web page. */
 const sourceFields = ['sourceUrl', 'sources', 'url'];
@@ -526,6 +527,9 @@ describe('storage of async jobs', () => {
           secretRead.map((statement) => statement.Resource),
           route.path,
         ).toEqual([{ Ref: secretId }]);
+      } else if (route.jobStore === 'upload') {
+        // Its grants are asserted in ./stack/uploads.ts.
+        expect(env.JOBS_BUCKET, route.path).toEqual({ Ref: bucketId });
       } else if (route.tag === 'Jobs') {
         expect(env.JOBS_BUCKET, route.path).toEqual({ Ref: bucketId });
         expect(actions, route.path).toContain('s3:GetObject*');

@@ -28,13 +28,13 @@ describe('cold start of the file functions', () => {
     expect(eager).toEqual([]);
   });
 
-  it('still reaches the job modules, lazily, from every file function', async () => {
+  it('still reaches the job modules (and exports to outputUrl), lazily, from every file function', async () => {
     const graph = await importGraph(['shared/jobs/file-handler.ts']);
     const lazy = graph.inputs['shared/jobs/file-handler.ts']?.imports
       .filter((target) => target.kind === 'dynamic-import')
       .map((target) => target.path)
       .sort();
-    expect(lazy).toEqual(['shared/jobs/accept.ts', 'shared/jobs/run.ts']);
+    expect(lazy).toEqual(['shared/jobs/accept.ts', 'shared/jobs/export.ts', 'shared/jobs/run.ts']);
   });
 
   it("leaves middy's streaming mode, and the web streams it loads, to the file functions", async () => {

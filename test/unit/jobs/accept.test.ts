@@ -42,7 +42,13 @@ beforeEach(() => {
 });
 
 const accept = (callbackUrl: string) =>
-  acceptJob('image-convert', fileRouteNeeds, { sourceUrl: 'https://example.org/a.png' }, callbackUrl, pro);
+  acceptJob(
+    'image-convert',
+    fileRouteNeeds,
+    { sourceUrl: 'https://example.org/a.png' },
+    { callbackUrl },
+    pro,
+  );
 
 describe('the callback URL of an async job', () => {
   it('over plain http to a public address: 400 source_invalid_url, nothing recorded or started', async () => {
@@ -101,7 +107,13 @@ describe('where private sources are allowed (local development)', () => {
     vi.stubEnv('SOURCE_ALLOW_PRIVATE', 'true');
     vi.resetModules();
     const local = await import('#shared/jobs/accept.ts');
-    const answer = await local.acceptJob('image-convert', fileRouteNeeds, {}, 'http://127.0.0.1:9/hook', pro);
+    const answer = await local.acceptJob(
+      'image-convert',
+      fileRouteNeeds,
+      {},
+      { callbackUrl: 'http://127.0.0.1:9/hook' },
+      pro,
+    );
     expect(answer.statusCode).toBe(202);
     expect(saved.dispatched).toHaveLength(1);
   });

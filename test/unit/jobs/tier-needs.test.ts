@@ -24,9 +24,10 @@ const refusal = (run: () => void) => {
 };
 
 describe('tier needs of the route table', () => {
-  it('are stated on every file route, and only there, as the value file handlers accept jobs by', () => {
+  it('are stated on every file route (and POST /uploads), and only there, as the value file handlers accept jobs by', () => {
     for (const route of routes) {
-      if (route.kind === 'file') expect(route.tierNeeds, route.path).toBe(fileRouteNeeds);
+      if (route.kind === 'file' || route.path === '/uploads')
+        expect(route.tierNeeds, route.path).toBe(fileRouteNeeds);
       else expect(route.tierNeeds, route.path).toBeUndefined();
     }
     expect(fileRouteNeeds.asyncJobs).toEqual(['pro', 'enterprise']);

@@ -153,8 +153,15 @@ describe('the OpenAPI document built from a route table', () => {
     const document = build([fileRoute]);
     const operation = at(document, 'paths', '/shrink-image', 'post');
     const ok = at(operation, 'responses', '200');
-    expect(keysAt(ok, 'content')).toEqual(['image/png', 'image/webp']);
+    // The file, or with outputUrl the JSON that says where it went.
+    expect(keysAt(ok, 'content')).toEqual(['image/png', 'image/webp', 'application/json']);
     expect(at(ok, 'content', 'image/png', 'schema')).toEqual({ type: 'string', format: 'binary' });
+    expect(at(ok, 'content', 'application/json', 'schema')).toEqual({
+      $ref: '#/components/schemas/OutputSent',
+    });
+    expect(at(operation, 'parameters')).toEqual([
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }),
+    ]);
     expect(keysAt(ok, 'headers')).toEqual(
       expect.arrayContaining(['Content-Disposition', 'Content-Length', 'X-Request-Id', 'RateLimit']),
     );
