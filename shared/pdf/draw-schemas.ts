@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { cssColourPattern, parseCssColour } from '#shared/image/colour.ts';
 import { formLimits, numberPositions, watermarkPositions } from '#shared/pdf/draw-limits.ts';
 import { rangeSyntax } from '#shared/pdf/limits.ts';
-import { password } from '#shared/pdf/schemas.ts';
+import { password } from '#shared/pdf/password-schema.ts';
 import { exactlyOneOf } from '#shared/schema-rules.ts';
 import { httpUrlField } from '#shared/source/url-schema.ts';
 
