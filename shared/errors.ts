@@ -65,6 +65,12 @@ export class ApiError extends Error {
 
 export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;
 
+/** Prefixes an error with the request field it concerns, e.g. `sources.2: …`. */
+export function inField(field: string, error: unknown): unknown {
+  if (!isApiError(error) || error.message.startsWith(`${field}:`)) return error;
+  return new ApiError(error.code, `${field}: ${error.message}`, { cause: error });
+}
+
 /** What a client may see of any error: ApiErrors as they are, everything else as a bare 500. */
 export function toPublicError(error: unknown, requestId: string): ApiError {
   if (isApiError(error)) return error;

@@ -177,9 +177,53 @@ export interface paths {
         put?: never;
         /**
          * Format, size, frames, alpha, colour space, density, orientation and EXIF of an image
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Read from the header without decoding pixels (BMP and ICO are decoded to learn about alpha, after the pixel limit check). width and height are those of the upright image; orientation is the EXIF value as stored. exif appears when the file has EXIF.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Read from the header without decoding pixels (BMP and ICO are decoded to learn about alpha, after the pixel limit check). width and height are those of the upright image; orientation is the EXIF value as stored. exif appears when the file has EXIF. With `placeholder: true` the upright first frame is decoded (its header checked against the pixel limits first), scaled to fit 100 × 100, and `blurhash` (BlurHash, up to 4 × 4 components), `thumbhash` (ThumbHash bytes in base64) and `dominantColor` (#rrggbb) are added.
          */
         post: operations["imageMetadata"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image-transform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply up to 10 operations in order: rotate, flip, crop, trim, extend, resize, blur, sharpen, pixelate, colour
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. The image is decoded once, upright, the operations run in the order given on its pixels, and it is encoded once. rotate turns clockwise by any angle (the canvas grows to hold the turned image; uncovered corners take `background`); flip mirrors; crop cuts a box (clipped to the image; a box wholly outside answers 400 `validation_failed`) or the largest part of an aspect ratio at `position` (attention and entropy smart-crop a still image; animations are cropped at the centre); trim removes a border of the top-left pixel’s colour; extend adds pixels; resize is /image-resize’s; blur is a Gaussian blur, sharpen an unsharp mask; pixelate averages blocks (of a region, or of all); grayscale, negate, normalize, modulate and tint change colours; roundCorners makes the corners transparent. Operations that depend on the pixels (trim, smart crop) are measured on the first frame of an animation and applied to every frame alike. An operation whose result would exceed 100 megapixels a frame (400 over all frames of an animation) answers 400 `validation_failed` naming it, before it runs. The output keeps the input’s format unless `outputFormat` says otherwise (heic and svg inputs become png), with the encoders of /image-convert (`quality` on their scale); jpg and bmp flatten transparency onto white (or the last `background` an operation named). Animated GIF and WebP keep every frame, with their delays, for gif and webp targets; other targets take the first frame. Metadata is dropped. The file is named `<source name>.<format>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["imageTransform"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/image-watermark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stamp a text or an image over an image, once or tiled
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico). Its header is checked before any pixel is decoded: more than 100 megapixels a frame, 1000 frames or 400 megapixels over all frames of a kept animation answer 400 `invalid_source_file`, as do damaged files. SVGs must be self-contained: entity declarations, external style sheets, XInclude and links to anything but #fragments or data: URLs are refused, and nothing is fetched; an SVG nested more than 256 elements deep or holding more than 200,000 elements answers 400 `invalid_source_file`. Its rendering work is bounded before it starts, each bound answered 400 `invalid_source_file` naming it: inline data: images at most 100 megapixels together, read from their headers (nested SVG images too, 8 levels at most); at most 500,000 elements drawn once <use> references are expanded; filter primitives run (per filtered element) × rendered canvas megapixels at most 40. A PNG is checked whole (critical chunk CRCs, complete zlib data) and a 12-bit JPEG answers 400 `invalid_source_file` (12-bit JPEG is not supported). EXIF orientation is applied first, and colour ends in sRGB (CMYK and ICC-tagged sources are converted); 16-bit sources are written at 8 bits. The mark is a `text`, set in the shipped fonts (Liberation, with Noto for Greek, Cyrillic and other scripts and Noto Sans CJK for Chinese, Japanese and Korean: the fonts the documents routes render with), wrapped to the image’s width; or an image from `imageUrl`, downloaded under the same source rules with the same checks (its errors name imageUrl), its first frame scaled to `scale` of the base width. The mark is turned by `rotation`, made as transparent as `opacity` says, shrunk to fit inside the image less its margins when larger, and placed at `position`, `margin` pixels from the edges, or repeated over the whole image (`tile`, `margin` apart). Every frame of an animation gets it. A text whose characters at `fontSize` could need more than 100 megapixels answers 400 `validation_failed`. The output keeps the input’s format unless `outputFormat` says otherwise (heic and svg inputs become png), with the encoders of /image-convert (`quality` on their scale); jpg and bmp flatten transparency onto white (or the last `background` an operation named). Animated GIF and WebP keep every frame, with their delays, for gif and webp targets; other targets take the first frame. Metadata is dropped. The file is named `<source name>.<format>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["imageWatermark"];
         delete?: never;
         options?: never;
         head?: never;
@@ -197,7 +241,7 @@ export interface paths {
         put?: never;
         /**
          * Merge PDFs into one, in order
-         * @description Sources are downloaded four at a time under the source rules; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s size limit (413 `source_too_large`). The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Every page of every source is appended in order, with its size, crop box, rotation and resources (inherited ones included); the first source’s title and author are kept. Outlines (bookmarks) and interactive form fields are not carried over. Images, fonts, content streams and other drawing objects that the sources hold in equal copies (one document given twice, documents of one template) are stored once. The result is written with object streams and may hold at most 2000 pages. The file is named after the first source: `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description Sources are downloaded four at a time under the source rules; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed` naming the tier that takes them; together the sources may not exceed the tier’s size limit (413 `source_too_large`). The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Every page of every source is appended in order, with its size, crop box, rotation and resources (inherited ones included); the first source’s title and author are kept. Outlines (bookmarks) and interactive form fields are not carried over. Images, fonts, content streams and other drawing objects that the sources hold in equal copies (one document given twice, documents of one template) are stored once. The result is written with object streams and may hold at most 2000 pages. The file is named after the first source: `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
@@ -219,7 +263,7 @@ export interface paths {
         put?: never;
         /**
          * Split a PDF into one PDF per range, or per page
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Without `ranges`, every page becomes its own PDF. One range answers that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range given twice is written once). The ranges may select at most 2000 pages in all. Pages keep their size and rotation; each file keeps the title and author. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Without `ranges`, every page becomes its own PDF. One range answers that PDF (`<name>.pdf`); several answer a ZIP (`<name>.zip`) of `<name>-<range>.pdf` files in the order given, e.g. `report-1-3.pdf`, `report-5.pdf` (an open range is named by its last page; a range given twice is written once). The ranges may select at most 2000 pages in all. Pages keep their size and rotation; each file keeps the title and author. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
@@ -241,7 +285,7 @@ export interface paths {
         put?: never;
         /**
          * Make a PDF smaller by recompressing its images
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds more pixels than the level’s resolution needs at the largest size it is drawn at on any page (placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what the largest page needs), and re-encoded as JPEG with chroma at half resolution and a photo-tuned quantisation table (low 200 dpi / JPEG 85; medium 150 dpi / JPEG 70; high 100 dpi / JPEG 60); soft masks stay lossless; an image is only replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams are compressed again at the highest level when that saves at least 5 %, equal copies of an object (an image embedded twice) are stored once, unreachable objects dropped, and the file is written with object streams (or without, when that is smaller). The answer is never larger than the source, byte for byte: when the result is not smaller, the source’s own bytes come back unchanged (also when the source carried active content that the cleaned file would have lost). `X-Original-Size` and `X-Output-Size` give both sizes in bytes. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds more pixels than the level’s resolution needs at the largest size it is drawn at on any page (placements read by PDFium, form XObjects included; a soft mask follows its image; an image drawn only in a pattern, an annotation or a glyph, or a file PDFium cannot lay out, falls back to what the largest page needs), and re-encoded as JPEG with chroma at half resolution and a photo-tuned quantisation table (low 200 dpi / JPEG 85; medium 150 dpi / JPEG 70; high 100 dpi / JPEG 60); soft masks stay lossless; an image is only replaced when that saves at least 10 %. CMYK, indexed, 1-bit, JBIG2, JPEG 2000 and CCITT images, text, fonts and vector content are left as they are. Unfiltered streams are deflated, Flate streams are compressed again at the highest level when that saves at least 5 %, equal copies of an object (an image embedded twice) are stored once, unreachable objects dropped, and the file is written with object streams (or without, when that is smaller). The answer is never larger than the source, byte for byte: when the result is not smaller, the source’s own bytes come back unchanged (also when the source carried active content that the cleaned file would have lost). `X-Original-Size` and `X-Output-Size` give both sizes in bytes. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
@@ -263,7 +307,7 @@ export interface paths {
         put?: never;
         /**
          * Render PDF pages to PNG, JPEG or WebP images
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Pages are rendered by PDFium with annotations, on white, at `dpi` pixels per inch (a 8.5 × 11 in page at 150 dpi is 1275 × 1650 pixels), rotation applied, and encoded by sharp (jpg and webp at quality 85); the image states its dpi. Pages selected more than once are rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed 40 million pixels answers 400 `validation_failed` naming a dpi that fits every selected page, before anything is rendered; a page too large even at 36 dpi answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form XObjects and tiling patterns that draw themselves lose the reference that closes the loop before rendering; a page whose nested forms and patterns would still be drawn more than 100000 times answers 400 `invalid_source_file`. Each page renders within 30 s, or the time the request has left when that is less; past it the answer is 400 `invalid_source_file` naming the page and the limit. JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Pages are rendered by PDFium with annotations, on white, at `dpi` pixels per inch (a 8.5 × 11 in page at 150 dpi is 1275 × 1650 pixels), rotation applied, and encoded by sharp (jpg and webp at quality 85); the image states its dpi. Pages selected more than once are rendered once, in page order. One page answers the image itself (`<name>.<outputFormat>`); several answer a ZIP (`<name>.zip`) of `<name>-<page>.<outputFormat>`. A page that would exceed 40 million pixels answers 400 `validation_failed` naming a dpi that fits every selected page, before anything is rendered; a page too large even at 36 dpi answers 400 `invalid_source_file`. PDFs over 500 MB are not rendered (413 `source_too_large`). Form XObjects and tiling patterns that draw themselves lose the reference that closes the loop before rendering; a page whose nested forms and patterns would still be drawn more than 100000 times answers 400 `invalid_source_file`. Each page renders within 30 s, or the time the request has left when that is less; past it the answer is 400 `invalid_source_file` naming the page and the limit. JPEG 2000 images stating more than 100 megapixels are left out; when the renderer fails on a page, it is rendered again without its JPEG 2000 images, else 400 `invalid_source_file` names the page.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
@@ -307,7 +351,7 @@ export interface paths {
         put?: never;
         /**
          * Page count, version, document information and page sizes of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Read from the document structure without rendering; the page limit does not apply. Encrypted files are described, not refused: `encrypted` is true; a file that opens without a password (permission protection only) is read as viewers read it, its pages, page sizes and information included; of a file that needs a user password the information strings are null, and pages is null when its page tree is encrypted too. pageSizes lists the first 100 pages as displayed (the CropBox clipped to the MediaBox, rotation applied).
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Read from the document structure without rendering; the page limit does not apply. Encrypted files are described, not refused: `encrypted` is true; a file that opens without a password (permission protection only) is read as viewers read it, its pages, page sizes and information included; of a file that needs a user password the information strings are null, and pages is null when its page tree is encrypted too. With `password` (the user or the owner password) an encrypted file is decrypted by qpdf and described in full, `encrypted` still true; a wrong one answers 400 `invalid_password`. `permissions` says what an encrypted file allows (read from its `/Encrypt` dictionary, with or without a password); null for a file that is not encrypted. pageSizes lists the first 100 pages as displayed (the CropBox clipped to the MediaBox, rotation applied). formFields lists the interactive form’s fields (fully qualified name, kind, value), the first 1000; a form that cannot be read lists none.
          */
         post: operations["pdfInfo"];
         delete?: never;
@@ -327,7 +371,7 @@ export interface paths {
         put?: never;
         /**
          * Turn pages of a PDF by a quarter, half or three-quarter turn
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all; a page named twice is turned once) is turned clockwise by `angle` on top of its own rotation, inherited from the page tree when the page states none (a rotation that is no multiple of 90 counts as 0, as viewers count it). Page content, sizes, links, outlines, forms and document information stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all; a page named twice is turned once) is turned clockwise by `angle` on top of its own rotation, inherited from the page tree when the page states none (a rotation that is no multiple of 90 counts as 0, as viewers count it). Page content, sizes, links, outlines, forms and document information stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
@@ -349,7 +393,7 @@ export interface paths {
         put?: never;
         /**
          * Reorder, repeat or leave out the pages of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The new document holds the pages `pages` names, in the order written (`"3,1-2,2,5-"`: page 3, pages 1 and 2, page 2 again, then page 5 to the end); a page named again is copied again, pages not named are left out. Pages keep their size, crop box, rotation and resources (stored once however often a page is repeated), and links between the pages kept; the title, author, subject, keywords and creator are kept. Outlines and interactive form fields are not carried over. `pages` may name at most 2000 pages in all. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The new document holds the pages `pages` names, in the order written (`"3,1-2,2,5-"`: page 3, pages 1 and 2, page 2 again, then page 5 to the end); a page named again is copied again, pages not named are left out. Pages keep their size, crop box, rotation and resources (stored once however often a page is repeated), and links between the pages kept; the title, author, subject, keywords and creator are kept. Outlines and interactive form fields are not carried over. `pages` may name at most 2000 pages in all. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
@@ -371,7 +415,7 @@ export interface paths {
         put?: never;
         /**
          * Set or remove the title, author and other document information of a PDF
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Each field given sets that entry of the document information, `null` removes it, and a field not given stays as it is. Keywords are stored in the Info dictionary joined by ", ". Dates are ISO 8601 with a time zone and are stored in UTC. The XMP metadata stream is then written anew from the Info dictionary (dc:title, dc:creator, dc:description, dc:subject, pdf:Keywords, pdf:Producer, xmp:CreatorTool, xmp:CreateDate, xmp:ModifyDate), so that both state the same; other XMP properties the source held are not kept, and an Info entry that is no text, or a date that does not parse, is removed. Pages and everything else stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Each field given sets that entry of the document information, `null` removes it, and a field not given stays as it is. Keywords are stored in the Info dictionary joined by ", ". Dates are ISO 8601 with a time zone and are stored in UTC. The XMP metadata stream is then written anew from the Info dictionary (dc:title, dc:creator, dc:description, dc:subject, pdf:Keywords, pdf:Producer, xmp:CreatorTool, xmp:CreateDate, xmp:ModifyDate), so that both state the same; other XMP properties the source held are not kept, and an Info entry that is no text, or a date that does not parse, is removed. Pages and everything else stay as they are. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
@@ -393,9 +437,141 @@ export interface paths {
         put?: never;
         /**
          * The text of PDF pages, in reading order or laid out in columns
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`; an `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The text of the pages `pages` names (default all; each page once, in page order) is read by PDFium from the characters the pages draw, through their fonts’ Unicode maps; text drawn as images (scans) is not read. Without `layout` it comes in reading order: in the order the page draws it, lines ending where PDFium finds a line break and words apart by a space where PDFium finds a gap. With `layout: true` characters are placed by their positions: characters at one height form a line, top to bottom; the first of a line, and one after a gap wider than two characters, goes to the column its left edge gives at the page’s median character width, the others follow the one before them (as `pdftotext -layout` does, more simply), so that columns side by side stay apart by two spaces at least; the page is laid out as stored, before its rotation. Lines are separated by "\n", trailing spaces dropped. `characters` counts the Unicode code points of all pages; an answer may carry at most 1,000,000 of them: past that the answer is 400 `validation_failed` naming the pages that fit.
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. The text of the pages `pages` names (default all; each page once, in page order) is read by PDFium from the characters the pages draw, through their fonts’ Unicode maps; text drawn as images (scans) is not read. Without `layout` it comes in reading order: in the order the page draws it, lines ending where PDFium finds a line break and words apart by a space where PDFium finds a gap. With `layout: true` characters are placed by their positions: characters at one height form a line, top to bottom; the first of a line, and one after a gap wider than two characters, goes to the column its left edge gives at the page’s median character width, the others follow the one before them (as `pdftotext -layout` does, more simply), so that columns side by side stay apart by two spaces at least; the page is laid out as stored, before its rotation. Lines are separated by "\n", trailing spaces dropped. `characters` counts the Unicode code points of all pages; an answer may carry at most 1,000,000 of them: past that the answer is 400 `validation_failed` naming the pages that fit.
          */
         post: operations["pdfToText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-protect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Encrypt a PDF with AES-256: owner and user passwords, permissions
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). The document is written as every output is (active content removed, below), then encrypted by qpdf with AES-256 (PDF 2.0, security handler revision 6). `ownerPassword` opens it with every right. Without `userPassword` the file opens without a password, and viewers hold the reader to `permissions`; with it, the file opens only with one of the two passwords. Each permission is allowed unless set to false: `print` (at full resolution), `copy` (text and graphics; extraction for accessibility stays allowed, as PDF 2.0 requires), `modify` (the content, and inserting, deleting or turning pages), `annotate`, `fillForms`. Permissions are honoured by viewers, not enforced by the cipher: a file that opens without a password can be read in full. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["pdfProtect"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove the encryption of a PDF, given its user or owner password
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. The source is decrypted by qpdf with `password`, its user or its owner password, whatever its encryption: RC4 (40 to 128 bit), AES-128 or AES-256 (security handler revisions 2 to 6); a wrong password answers 400 `invalid_password`, a security handler other than the standard one 400 `encrypted_pdf`. The PDF comes back without encryption or restrictions, pages and document information as they were; a source that was not encrypted comes back as it is. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["pdfUnlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-watermark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw a text or an image across the pages of a PDF
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all) gets the mark: `text` (one line) in `color` at `fontSize` (default: the size at which the turned text spans 80 % of the page in the centre, 40 % at an edge, 30 % a tile), or the image at `imageUrl` (png, jpg, webp or svg, downloaded under the source rules; its pixels are checked against the image limits before it is decoded, and it is stored at most 2400 pixels a side, an SVG rendered at that size) `scale` × the page width wide. The mark is turned by `rotation` degrees counter-clockwise about its centre, drawn with `opacity`, and placed at the centre, at a compass point (its turned box 4 % of the page’s shorter side from the edges), or tiled across the page (at most 400 copies a page); `layer: under` draws it behind the page’s content (where the page paints a white background, that hides it). Places are taken on the page as a viewer shows it: its crop box within its media box, turned by its rotation. Pages of one size share one drawing of the mark. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["pdfWatermark"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-page-numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Number the pages of a PDF
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. Each page named by `pages` (default all) gets `format` with `{n}` replaced by its number and `{total}` by the last page’s, in black at `fontSize`, `margin` points from the edges at `position`. The first page of the document is number `start`; pages left out of `pages` keep their place in the count. Places are taken on the page as a viewer shows it: its crop box within its media box, turned by its rotation. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["pdfPageNumbers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-form-fill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fill the form fields of a PDF, and flatten them if asked
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Each field named in `fields` (by its fully qualified name, as /pdf-info lists it) is set: a text field to the string (within its maximum length), a checkbox to true or false, a radio group, dropdown or list to one of its options (an editable dropdown to any text). Its appearance is drawn anew, so that every viewer shows the value. A name the form does not have, a value of the wrong kind, or an option the field does not offer answers 400 `validation_failed` naming the field; buttons and signature fields cannot be filled. Fields not named keep their values. A form of more than 5000 fields answers 400 `invalid_source_file`. With `flatten: true`: Flattening draws each annotation with an appearance (form fields included) into the page content, where a viewer shows it, and removes it and the interactive form; hidden annotations and ones with no appearance of their own (a note a viewer draws as an icon) are removed; links stay. Field appearances that are missing, or that the form asks viewers to redraw, are drawn first. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["pdfFormFill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pdf-flatten": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw the form fields and annotations of a PDF into its pages
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Flattening draws each annotation with an appearance (form fields included) into the page content, where a viewer shows it, and removes it and the interactive form; hidden annotations and ones with no appearance of their own (a note a viewer draws as an icon) are removed; links stay. Field appearances that are missing, or that the form asks viewers to redraw, are drawn first. A form of more than 5000 fields answers 400 `invalid_source_file`. Text is drawn in Noto Sans, and what it lacks in Noto Sans CJK (the Japanese face for text with kana, the Korean one for text with hangul, else the Simplified Chinese one): the fonts the documents routes ship, embedded as subsets of the characters drawn. A character neither font has answers 400 `validation_failed` naming the field. The file is named `<name>.pdf`. The PDF written carries no active content: document JavaScript, open actions other than a plain view, additional actions (document, page, field), launch, import, submit, reset, media and embedded go-to actions, links other than http(s) and mailto, embedded files and attachments, and XFA forms are removed; web links, links to pages and page-turn actions stay.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["pdfFlatten"];
         delete?: never;
         options?: never;
         head?: never;
@@ -512,6 +688,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ocr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read the text of images and scanned PDFs (OCR), as JSON, text or a searchable PDF
+         * @description Text is read by Tesseract (its LSTM engine, the "fast" models of its tessdata, one thread) with automatic page segmentation and orientation detection: a page turned by a quarter or upside down is read upright, and lines a few degrees askew are followed by the layout analysis. Images (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico) are one page: upright by their EXIF orientation, the first frame of an animation, flattened on white; their own resolution is kept when they state one of 100 dpi or more, else Tesseract estimates it from the text. PDF pages are rendered by PDFium at 300 dpi, as `/pdf-to-image` renders them, and read whether or not they already hold text (the answer is what the page shows). A page is read with at most 36 million pixels (larger images are scaled down, larger pages rendered at the dpi that fits). The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and must be a PDF by its bytes: `%PDF-` within its first 1024 bytes (a banner or a byte-order mark may come first). It is read as leniently as viewers read it: no `%%EOF` is needed, a damaged cross-reference table or `startxref` is passed over, a catalog without `/Type /Catalog` is read by its `/Pages`, page-tree entries are typed by what they hold (as poppler and PDFium type them), a page listed twice is shown twice (as far as the tree’s `/Count` goes), entries that are no pages or lead back up the tree are left out, and a MediaBox that is reversed, broken or absent is settled as viewers settle it (corners put in order; else the CropBox, a parent’s box, US Letter). Files cut inside their objects or before their trailer, more than 2000 pages or more than 5 million objects answer 400 `invalid_source_file` within a bounded time. Encrypted (password- or permission-protected) PDFs answer 400 `encrypted_pdf`, unless `password` is sent: then qpdf decrypts the source with it (the user or the owner password; RC4, AES-128 and AES-256) and the copy is read as any PDF; a wrong one answers 400 `invalid_password`. An `/Encrypt` that the newest trailer does not name, or that is no dictionary, encrypts nothing (as for pdfinfo and qpdf). Range syntax: "1-3,5,7-", pages counted from 1, "7-" to the last page, spaces allowed. A malformed, reversed or zero range answers 400 `invalid_range` before anything is downloaded; a range past the last page answers it after. A request reads at most 5 pages on the free tier, 50 on pro and 200 on enterprise: past it the answer is 400 `validation_failed` naming the tier that reads that many. A page is read within 120 s (or what the request has left), else 400 `invalid_source_file` naming the page. Reading takes about 4 s a page: a request whose pages would not be read in the time it has (900 s) is answered 400 `validation_failed` naming how many pages fit, before any page is read. Long documents are best sent as async jobs (`callbackUrl`). Languages whose data is not installed on the server, or a missing engine, answer 503 `engine_unavailable`. `json` answers `{text, pages:[{number, text, confidence}]}` (`<name>.json`): each page’s text with paragraphs separated by an empty line, and Tesseract’s mean word confidence (0–100); `text` joins the pages with a form feed. `txt` answers the same text (`<name>.txt`, UTF-8). `pdf` answers a searchable PDF (`<name>.pdf`): one page per page read, each the page’s image (JPEG, or G4 for black and white) at its size, with an invisible text layer (render mode 3) in which every word is placed and scaled over its box in the image, so that selecting, copying and searching work in a viewer. The PDF carries no active content.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["ocr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audio-convert": {
         parameters: {
             query?: never;
@@ -544,8 +742,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Convert a video to another container, resize, re-time or cut it
-         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Streams whose codec the target container holds are copied without re-encoding unless a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the first video and audio streams are kept; subtitles are dropped. Every encoder reads frames up to 8192 × 8192 pixels but writes less where it must, checked before any work (400 `validation_failed` naming width, height or outputFormat and the largest size that fits): VP9 (webm) up to 7680 × 4320 pixels a frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 (avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets (one that states none) ends within a frame of 25 a second of where they end. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         * Convert a video to another container or to an animated GIF or WebP, resize, re-time or cut it
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Streams whose codec the target container holds are copied without re-encoding unless a change is asked: width/height (aspect kept; with both, the video fits inside that box; dimensions are rounded to even numbers), fps, start (an exact cut), or quality. Otherwise video is encoded as H.264 (mp4, mov, mkv), VP9 (webm) or MPEG-4 Part 2 (avi), audio as AAC, Opus or MP3 respectively. quality sets the level of a re-encode: low, medium (default) or high. mute drops the audio. Only the first video and audio streams are kept; subtitles are dropped. Every encoder reads frames up to 8192 × 8192 pixels but writes less where it must, checked before any work (400 `validation_failed` naming width, height or outputFormat and the largest size that fits): VP9 (webm) up to 7680 × 4320 pixels a frame (33.2 megapixels, the most its encoder opens in the memory one conversion has), MPEG-4 Part 2 (avi) up to 8190 pixels on either side. A re-encode of a file whose length was read from its packets (one that states none) ends within a frame of 25 a second of where they end. gif and webp are animations: frames at `fps` (default 10) and `width` (default the source’s, at most 480), up to 3840 pixels on either side and 3000 frames (400 `validation_failed` naming the duration or fps that fits), without sound; loop (default true) plays them for ever or once. A GIF is made in two passes: a 256-colour palette computed from the clip’s own frames, then the frames mapped onto it with error diffusion; an animated WebP is full-colour and lossy (quality low, medium, high: 50, 75, 90). A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
          *
          *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
          */
@@ -614,6 +812,72 @@ export interface paths {
          * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. container is the format read from the bytes. durationSeconds is read from the packets (demuxed, not decoded) where the header only estimates it or lacks it (MP3, ADTS, WAV, FLAC, files without a duration), else from the header; it and bitRate are null when they cannot be read. Streams are listed in file order; a cover picture attached to an audio file has type `image`. Nothing is decoded, so the tier’s duration limit does not apply.
          */
         post: operations["mediaInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media-concat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join audio or video files into one, in order
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. Sources are downloaded four at a time; an error names the source by its place (`sources.2: …`). More sources than the tier’s batch size (free 5, pro 50, enterprise 200) answer 400 `validation_failed`; together they may not exceed the tier’s size limit (413 `source_too_large`) nor its duration limit (413 `media_too_long`). A video outputFormat needs a video stream in every source (400 `no_video_stream`); an audio one keeps the sound only. Sources whose streams are encoded alike (codec and its settings, frame size, frame rate, sample rate, channels) and that the target holds as they are, are joined without re-encoding. Otherwise every source is brought to the first one’s: frame size (scaled to fit, centred on black), frame rate, sample rate and channels, and encoded as /video-convert or /audio-convert would (medium quality); a source without sound gets silence when another has sound. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`). The file is named after the first source.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["mediaConcat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audio-normalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a recording as loud as a target (EBU R128 loudness normalisation)
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is measured (integrated loudness, true peak, loudness range; EBU R128 / ITU-R BS.1770) in a first pass, then brought to `targetLufs` in a second by one gain over the whole file (ffmpeg’s loudnorm, linear mode), so the dynamics stay as they were; where that gain would push the true peak past `truePeak`, loudnorm compresses the peaks instead. The result keeps the source’s sample rate (Opus: 48 kHz; MP3: at most 48 kHz) and channels, encoded as /audio-convert does. The headers X-Input-Loudness and X-Output-Loudness state the integrated loudness measured before and after, in LUFS; a silent source (below −70 LUFS, under the standard’s gate) is written without a gain and both say `-inf`. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["audioNormalize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audio-waveform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draw the waveform of a recording, or list its peaks
+         * @description The source is downloaded under the source rules (no redirects, public addresses only, the tier’s size limit) and read as the format its bytes show (mp3, wav, ogg, aac, flac, m4a, mp4, webm, mkv, mov, avi; MPEG audio layers I and II read as mp3); bytes no signature names are read as what ffprobe finds among those formats. Playlists and other text files are refused. The first audio stream is decoded once, as it streams (memory does not grow with its length), and cut into equal slices, one per pixel column (png, svg) or per point (json, default the width). Each slice is drawn as a bar from its lowest to its highest sample, of any channel, around the middle line, in `color` on `background`. json answers `{durationSeconds, sampleRate, channels, peaks: [[min, max], …]}` with samples in −1…1. A source longer than the tier allows (free 120 s, pro 30 min, enterprise 60 min) is refused with 413 `media_too_long` before any work starts, its length read from the packets where the header only estimates or lacks it; whatever the header says, decoding stops a second past the limit, and a source that went on past it is refused the same way. So is a conversion that does not finish within 10 minutes, a processing limit that is the same on every tier (its message says so): convert a shorter part. A result whose stream does not decode to a frame is never sent (400 `invalid_source_file`).
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["audioWaveform"];
         delete?: never;
         options?: never;
         head?: never;
@@ -960,6 +1224,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/qr-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a QR code of a text, as PNG or SVG
+         * @description The text (up to 2953 bytes of UTF-8) is encoded by the qrcode library in the smallest QR version that holds it at the chosen error correction, in the densest modes the text allows (numeric, alphanumeric, Kanji, else bytes). A text the level cannot hold answers 400 `invalid_input`. The image is `size` pixels square (a code with more modules than that is drawn one pixel a module), with a quiet zone of `margin` modules; `color` and `background` are CSS colours (alpha kept in PNG). The file is named `qr-code.<format>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["qrCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/barcode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a barcode (code128, code39, ean13, ean8, upca, itf14, datamatrix, pdf417, aztec), as PNG or SVG
+         * @description The barcode is drawn by BWIPP (bwip-js), black on white with a 10-module-wide quiet zone, `scale` pixels a module. Linear codes print their text below the bars unless `includeText` is false; `height` sets their bar height. EAN-13, EAN-8, UPC-A and ITF-14 take their digits without the check digit (it is computed) or with it (it is checked). A text the symbology cannot hold (a letter in EAN-13, a wrong check digit, a lowercase letter in Code 39, too much data for a 2D code) answers 400 `invalid_input` saying why. The file is named `<type>.<format>`.
+         *
+         *     With `callbackUrl` (pro and enterprise) the request is answered 202 at once and runs as an async job: poll `statusUrl`; the finished job is POSTed to `callbackUrl`, signed with `X-Signature`. With `outputUrl` (the same tiers) the result is sent there with PUT and the answer is 200 `{outputUrl, sizeBytes, contentType}`; a destination that refuses, redirects or does not answer in time → 502 `output_upload_failed`.
+         */
+        post: operations["barcode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/barcode-read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find and read the QR codes and barcodes in an image or PDF pages
+         * @description The source is downloaded under the source rules and read as the format its bytes show: an image (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico; its upright first frame, the header checked against the 100-megapixel limit before decoding, as for the image routes) or a PDF, whose pages (`pages`, default the first 10) are rendered by the PDF rasterizer at 150 dpi under its limits. zxing-cpp reads every code it finds: QR, Micro QR, Data Matrix, Aztec, PDF417, Code 128, Code 39, Code 93, Codabar, EAN-13, EAN-8, UPC-A, UPC-E, ITF, DataBar. Each has its symbology, its text and the box around it in pixels of the image (or page); `page` for a PDF. No code: `{codes: []}`.
+         */
+        post: operations["barcodeRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs/{jobId}": {
         parameters: {
             query?: never;
@@ -1009,7 +1337,7 @@ export interface components {
              * @description A stable, machine-readable code.
              * @enum {string}
              */
-            error: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "unsupported_output_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range" | "no_audio_stream" | "no_video_stream" | "decrypt_failed" | "invalid_api_key" | "missing_api_key" | "invalid_proxy_secret" | "insufficient_permissions" | "not_found" | "method_not_allowed" | "request_too_large" | "source_too_large" | "media_too_long" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "engine_unavailable" | "source_timeout" | "render_timeout" | "idempotency_key_reused" | "output_upload_failed";
+            error: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "unsupported_output_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range" | "no_audio_stream" | "no_video_stream" | "decrypt_failed" | "invalid_api_key" | "missing_api_key" | "invalid_proxy_secret" | "insufficient_permissions" | "not_found" | "method_not_allowed" | "request_too_large" | "source_too_large" | "media_too_long" | "unsupported_media_type" | "rate_limit_exceeded" | "internal_error" | "engine_unavailable" | "source_timeout" | "render_timeout" | "idempotency_key_reused" | "output_upload_failed";
             /** @description Human-readable; for validation_failed it names every offending field by its path. */
             message: string;
         };
@@ -1050,6 +1378,8 @@ export interface components {
                 chromium: string;
                 /** @description The LibreOffice (/office-to-pdf) version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
                 libreoffice: string;
+                /** @description The Tesseract (/ocr) version the routes run, or `unavailable` when it is missing or broken here (its routes then answer 503 engine_unavailable). */
+                tesseract: string;
                 /** @description The Node.js version. */
                 node: string;
             };
@@ -1229,6 +1559,12 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
+            /** @description With placeholder: a BlurHash (up to 4 × 4 components, fewer along a much shorter side). */
+            blurhash?: string;
+            /** @description With placeholder: a ThumbHash, its bytes in base64. */
+            thumbhash?: string;
+            /** @description With placeholder: the most common colour as #rrggbb (libvips’ histogram of the image). */
+            dominantColor?: string;
         };
         PdfInfoResponse: {
             /** @description The page count; null only for a file that needs a user password and whose page tree is encrypted as well. */
@@ -1252,6 +1588,26 @@ export interface components {
             }[];
             /** @description The size of the source file. */
             sizeBytes: number;
+            /** @description For an encrypted file, what it allows a reader who opens it with the user password, from its /P entry (read without a password): `print` (bit 3), `modify` its content (bit 4), `copy` text and graphics (bit 5), `annotate` (bit 6), `fillForms` (bit 9 from revision 3, bit 6 before). The owner password allows everything. null when the file is not encrypted. */
+            permissions: {
+                print: boolean;
+                copy: boolean;
+                modify: boolean;
+                annotate: boolean;
+                fillForms: boolean;
+            } | null;
+            /** @description The fields of the interactive form, the first 1000 (empty without a form, or for an encrypted file). */
+            formFields: {
+                /** @description The fully qualified field name, as /pdf-form-fill takes it. */
+                name: string;
+                /**
+                 * @description The kind of field.
+                 * @enum {string}
+                 */
+                type: "text" | "checkbox" | "radio" | "dropdown" | "list" | "button" | "signature";
+                /** @description Text, checked or not, the selected option (options of a list), or null when empty. */
+                value: string | boolean | string[] | null;
+            }[];
         };
         PdfToTextResponse: {
             /** @description The selected pages, in page order. */
@@ -1263,6 +1619,19 @@ export interface components {
             }[];
             /** @description Characters (Unicode code points) of all pages together. */
             characters: number;
+        };
+        OcrResponse: {
+            /** @description The text of all pages, pages separated by a form feed ("\f"), lines by "\n". */
+            text: string;
+            /** @description The pages read, in page order. */
+            pages: {
+                /** @description The page number, counted from 1 (an image is page 1). */
+                number: number;
+                /** @description The page’s text: paragraphs separated by an empty line, lines by "\n". */
+                text: string;
+                /** @description Tesseract’s mean word confidence on the page, 0–100; 0 when no word was found. */
+                confidence: number;
+            }[];
         };
         MediaInfoResponse: {
             /** @description The container format read from the bytes, e.g. mp4, webm, mp3. */
@@ -1286,6 +1655,17 @@ export interface components {
                 channels?: number;
                 bitRate?: number;
             }[];
+        };
+        AudioWaveformResponse: {
+            /** @description Seconds of audio read (samples decoded over the sample rate). */
+            durationSeconds: number;
+            sampleRate: number;
+            channels: number;
+            /** @description Per equal slice of the audio, in order: the lowest and highest sample of any channel, −1…1. */
+            peaks: [
+                number,
+                number
+            ][];
         };
         SlugifyResponse: {
             slug: string;
@@ -1380,6 +1760,23 @@ export interface components {
             /** @description Lowercase hex. */
             hash: string;
             sizeBytes: number;
+        };
+        BarcodeReadResponse: {
+            /** @description Every code found, empty when none. */
+            codes: {
+                /** @description The symbology: qrcode, code128, code39, ean13, ean8, upca, itf, datamatrix, pdf417, aztec, … */
+                type: string;
+                text: string;
+                /** @description The box around the code in pixels of the image (of the page rendered at 150 dpi for a PDF). */
+                bounds: {
+                    left: number;
+                    top: number;
+                    width: number;
+                    height: number;
+                };
+                /** @description The PDF page it is on. */
+                page?: number;
+            }[];
         };
         JobsResponse: {
             jobId: string;
@@ -1759,18 +2156,283 @@ export interface components {
         };
         ImageMetadataRequest: {
             content: {
-                /**
-                 * @example {
-                 *       "sourceUrl": "https://upload.wikimedia.org/wikipedia/commons/4/47/PNG_transparency_demonstration_1.png"
-                 *     }
-                 */
                 "application/json": {
                     /**
                      * Format: uri
                      * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
                      */
                     sourceUrl: string;
+                    /**
+                     * @description Also compute blurhash, thumbhash and dominantColor from the upright first frame (scaled to fit 100 × 100).
+                     * @default false
+                     */
+                    placeholder?: boolean;
                 };
+            };
+        };
+        ImageTransformRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
+                     */
+                    sourceUrl: string;
+                    /** @description 1–10 operations, applied in order to the upright image. */
+                    operations: ({
+                        /** @constant */
+                        op: "rotate";
+                        /** @description Degrees clockwise, any value; negative turns anticlockwise. Multiples of 90 lose nothing. */
+                        angle: number;
+                        /** @description A CSS colour for the corners a turn that is no multiple of 90 uncovers (default transparent, white where the target has no alpha). */
+                        background?: string;
+                    } | {
+                        /** @constant */
+                        op: "flip";
+                        /**
+                         * @description horizontal mirrors left and right, vertical top and bottom.
+                         * @enum {string}
+                         */
+                        direction: "horizontal" | "vertical";
+                    } | ({
+                        /** @constant */
+                        op: "crop";
+                        /** @description Left edge of the box in pixels (0–16384). */
+                        left?: number;
+                        /** @description Top edge of the box in pixels (0–16384). */
+                        top?: number;
+                        /** @description Box width in pixels (1–16384). */
+                        width?: number;
+                        /** @description Box height in pixels (1–16384). */
+                        height?: number;
+                        /** @description Instead of a box: the largest part of the image of this width:height ratio, e.g. "16:9", kept where `position` says. */
+                        aspectRatio?: string;
+                        /**
+                         * @description With aspectRatio, what to keep: centre (default), a compass point, or attention / entropy for a smart crop (animations are cropped at the centre).
+                         * @default centre
+                         * @enum {string}
+                         */
+                        position?: "centre" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "attention" | "entropy" | "center";
+                    } & ({
+                        left: unknown;
+                        top: unknown;
+                        width: unknown;
+                        height: unknown;
+                        aspectRatio?: never;
+                    } | {
+                        aspectRatio: unknown;
+                        left?: never;
+                        top?: never;
+                        width?: never;
+                        height?: never;
+                    })) | {
+                        /** @constant */
+                        op: "trim";
+                        /**
+                         * @description How far (0–255) a pixel may differ from the top-left pixel and still count as border (default 10).
+                         * @default 10
+                         */
+                        threshold?: number;
+                    } | {
+                        /** @constant */
+                        op: "extend";
+                        /**
+                         * @description Rows added above in pixels (0–16384).
+                         * @default 0
+                         */
+                        top?: number;
+                        /**
+                         * @description Columns added on the right in pixels (0–16384).
+                         * @default 0
+                         */
+                        right?: number;
+                        /**
+                         * @description Rows added below in pixels (0–16384).
+                         * @default 0
+                         */
+                        bottom?: number;
+                        /**
+                         * @description Columns added on the left in pixels (0–16384).
+                         * @default 0
+                         */
+                        left?: number;
+                        /** @description A CSS colour for the new pixels (default transparent, white where the target has no alpha). */
+                        background?: string;
+                    } | ({
+                        /** @constant */
+                        op: "resize";
+                        /** @description Target width in pixels (1–16384). With both width and height, width × height may be at most 100 megapixels (400 validation_failed naming width). */
+                        width?: number;
+                        /** @description Target height in pixels (1–16384). */
+                        height?: number;
+                        /**
+                         * @description How the image fits width × height: inside (default: scaled to fit within, aspect kept), outside (to cover, aspect kept), cover (cropped to fill), contain (padded with background), fill (stretched).
+                         * @default inside
+                         * @enum {string}
+                         */
+                        fit?: "cover" | "contain" | "fill" | "inside" | "outside";
+                        /**
+                         * @description What to keep when cover or contain crops or pads: centre (default), a compass point (north, northeast, …), or a smart crop for cover: attention (the most salient region) or entropy (the most detailed).
+                         * @default centre
+                         * @enum {string}
+                         */
+                        position?: "centre" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "attention" | "entropy" | "center";
+                        /**
+                         * @description Never enlarge: an image smaller than the target keeps its size (default).
+                         * @default true
+                         */
+                        withoutEnlargement?: boolean;
+                        /** @description A CSS colour for contain padding (default transparent). */
+                        background?: string;
+                    } & ({
+                        width: unknown;
+                    } | {
+                        height: unknown;
+                        width?: never;
+                    })) | {
+                        /** @constant */
+                        op: "blur";
+                        /** @description Gaussian sigma in pixels (0.3–100). */
+                        sigma: number;
+                    } | {
+                        /** @constant */
+                        op: "sharpen";
+                        /**
+                         * @description Sigma of the unsharp mask in pixels (0.3–10, default 1).
+                         * @default 1
+                         */
+                        sigma?: number;
+                    } | {
+                        /** @constant */
+                        op: "pixelate";
+                        /** @description Side of a block in pixels (2–256). */
+                        size: number;
+                        /** @description Only this box (e.g. a face or a number plate); default the whole image. */
+                        region?: {
+                            /** @description Left edge in pixels (0–16384). */
+                            left: number;
+                            /** @description Top edge in pixels (0–16384). */
+                            top: number;
+                            /** @description Region width in pixels (1–16384). */
+                            width: number;
+                            /** @description Region height in pixels (1–16384). */
+                            height: number;
+                        };
+                    } | {
+                        /** @constant */
+                        op: "grayscale";
+                    } | {
+                        /** @constant */
+                        op: "negate";
+                    } | {
+                        /** @constant */
+                        op: "normalize";
+                    } | {
+                        /** @constant */
+                        op: "modulate";
+                        /** @description Multiplier of the brightness (1: as it is). */
+                        brightness?: number;
+                        /** @description Multiplier of the saturation (0: grey, 1: as it is). */
+                        saturation?: number;
+                        /** @description Hue rotation in degrees. */
+                        hue?: number;
+                    } | {
+                        /** @constant */
+                        op: "tint";
+                        /** @description A CSS colour: the image keeps its lightness and takes this colour’s chroma. */
+                        color: string;
+                    } | {
+                        /** @constant */
+                        op: "roundCorners";
+                        /** @description Corner radius in pixels (at most half the shorter side is used). */
+                        radius: number;
+                    })[];
+                    /**
+                     * @description The format to write; default the input’s, png for heic and svg inputs.
+                     * @enum {string}
+                     */
+                    outputFormat?: "jpg" | "png" | "webp" | "avif" | "gif" | "tiff" | "bmp" | "ico" | "svg" | "jpeg" | "tif";
+                    /** @description 1–100 on the encoder's own scale: jpg (default 85), webp (85), avif (60); for png a quality asks for a palette (libimagequant) of at most that quality. gif, tiff, bmp and ico are written without loss or with a palette and ignore it. */
+                    quality?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
+        ImageWatermarkRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image; its format is read from its bytes (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico).
+                     */
+                    sourceUrl: string;
+                    /** @description The text of the mark (1–500 characters; any script the shipped fonts cover: Latin, Greek, Cyrillic, CJK, …). Give text or imageUrl. */
+                    text?: string;
+                    /**
+                     * Format: uri
+                     * @description An image to stamp instead of a text, downloaded under the source rules (any image input format).
+                     */
+                    imageUrl?: string;
+                    /** @description Text height in pixels (default 5% of the base’s shorter side, at least 12). */
+                    fontSize?: number;
+                    /** @description A CSS colour for the text (default white). */
+                    color?: string;
+                    /**
+                     * @description sans (default), serif or mono.
+                     * @default sans
+                     * @enum {string}
+                     */
+                    font?: "sans" | "serif" | "mono";
+                    /**
+                     * @description Where the mark goes: a compass point (southeast default), centre/center, or tile to repeat it over the whole image.
+                     * @default southeast
+                     * @enum {string}
+                     */
+                    position?: "centre" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "center" | "tile";
+                    /**
+                     * @description 0 (invisible) to 1 (opaque); default 0.5.
+                     * @default 0.5
+                     */
+                    opacity?: number;
+                    /** @description Pixels between the mark and the edges (between tiles when tiling); default 2% of the shorter side. */
+                    margin?: number;
+                    /**
+                     * @description Width of an image mark as a fraction of the base width (default 0.25).
+                     * @default 0.25
+                     */
+                    scale?: number;
+                    /**
+                     * @description Degrees clockwise the mark is turned.
+                     * @default 0
+                     */
+                    rotation?: number;
+                    /**
+                     * @description The format to write; default the input’s, png for heic and svg inputs.
+                     * @enum {string}
+                     */
+                    outputFormat?: "jpg" | "png" | "webp" | "avif" | "gif" | "tiff" | "bmp" | "ico" | "svg" | "jpeg" | "tif";
+                    /** @description 1–100 on the encoder's own scale: jpg (default 85), webp (85), avif (60); for png a quality asks for a palette (libimagequant) of at most that quality. gif, tiff, bmp and ico are written without loss or with a palette and ignore it. */
+                    quality?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                } & (unknown | unknown);
             };
         };
         PdfMergeRequest: {
@@ -1786,6 +2448,8 @@ export interface components {
                 "application/json": {
                     /** @description URLs of the PDFs to merge, in order: at least 2, at most the tier's batch size (free 5, pro 50, enterprise 200). */
                     sources: string[];
+                    /** @description One password for the encrypted sources: each encrypted source is decrypted with it (its user or its owner password; a source it does not open answers 400 `invalid_password`, naming the source by its place), sources that are not encrypted are read as they are. Without it an encrypted source answers 400 `encrypted_pdf`. The merged PDF is not encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /**
                      * Format: uri
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
@@ -1813,6 +2477,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description The documents to cut out, one per range, in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
                     ranges?: string;
                     /**
@@ -1842,6 +2508,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /**
                      * @description How hard raster images are compressed: low (200 dpi, JPEG 85), medium (150, 75), high (100, 60).
                      * @default medium
@@ -1877,6 +2545,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /**
                      * @description The image format of the pages; jpeg is an alias of jpg.
                      * @default png
@@ -1955,6 +2625,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                 };
             };
         };
@@ -1973,6 +2645,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description Degrees clockwise, added to each page’s own rotation: 90, 180 or 270. */
                     angle: 90 | 180 | 270;
                     /** @description The pages to turn (default all) in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
@@ -2004,6 +2678,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description The pages of the new document, in their new order; a page may be named more than once, pages not named are left out, in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
                     pages: string;
                     /**
@@ -2040,6 +2716,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description The title; null removes it, absent leaves it as it is. */
                     title?: string | null;
                     /** @description The author; null removes it, absent leaves it as it is. */
@@ -2084,6 +2762,8 @@ export interface components {
                      * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
                     /** @description The pages to read (default all; each page once, in page order) in range syntax, e.g. "1-3,5,7-": single pages and inclusive ranges separated by commas; "7-" runs to the last page. */
                     pages?: string;
                     /**
@@ -2091,6 +2771,303 @@ export interface components {
                      * @default false
                      */
                     layout?: boolean;
+                };
+            };
+        };
+        PdfProtectRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "ownerPassword": "owner-secret",
+                 *       "userPassword": "reader",
+                 *       "permissions": {
+                 *         "copy": false,
+                 *         "modify": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
+                    /** @description The owner password: opening the file with it gives every right, whatever `permissions` says. At most 127 bytes in UTF-8, no line break. */
+                    ownerPassword: string;
+                    /** @description The user password: when given, the file opens only with it (or the owner password); without it, the file opens without a password, under `permissions`. At most 127 bytes in UTF-8, no line break. */
+                    userPassword?: string;
+                    /**
+                     * @description What a reader who opens the file without the owner password may do; each is allowed unless set to false.
+                     * @default {
+                     *       "print": true,
+                     *       "copy": true,
+                     *       "modify": true,
+                     *       "annotate": true,
+                     *       "fillForms": true
+                     *     }
+                     */
+                    permissions?: {
+                        /**
+                         * @description Printing, at full resolution (default true).
+                         * @default true
+                         */
+                        print?: boolean;
+                        /**
+                         * @description Copying text and graphics (extraction for accessibility stays allowed, as PDF 2.0 requires) (default true).
+                         * @default true
+                         */
+                        copy?: boolean;
+                        /**
+                         * @description Changing the content, and inserting, deleting and turning pages (default true).
+                         * @default true
+                         */
+                        modify?: boolean;
+                        /**
+                         * @description Adding and changing comments (annotations) (default true).
+                         * @default true
+                         */
+                        annotate?: boolean;
+                        /**
+                         * @description Filling in form fields (default true).
+                         * @default true
+                         */
+                        fillForms?: boolean;
+                    };
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
+        PdfUnlockRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "password": "reader"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The user or the owner password of the encrypted source; a wrong one answers 400 `invalid_password`. At most 127 bytes in UTF-8, no line break. */
+                    password: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
+        PdfWatermarkRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
+                    /** @description The text to draw, in any of Latin, Greek, Cyrillic, Chinese, Japanese, Korean (one line). */
+                    text?: string;
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the image to draw (png, jpg, webp or svg), downloaded as a source.
+                     */
+                    imageUrl?: string;
+                    /** @description Text size; default fitted to the page, in points (1/72 in). */
+                    fontSize?: number;
+                    /**
+                     * @description The text colour, CSS (default #808080); its alpha is ignored.
+                     * @default #808080
+                     */
+                    color?: string;
+                    /**
+                     * @description 0 (invisible) to 1 (opaque); default 0.3.
+                     * @default 0.3
+                     */
+                    opacity?: number;
+                    /** @description Degrees counter-clockwise: default 45 for text (bottom left to top right), 0 for an image. */
+                    rotation?: number;
+                    /**
+                     * @description Image width as a fraction of the page width; default 0.5.
+                     * @default 0.5
+                     */
+                    scale?: number;
+                    /**
+                     * @description center (default), a compass point (north, northeast, … at the page’s edge), or tile (repeated across the page).
+                     * @default center
+                     * @enum {string}
+                     */
+                    position?: "center" | "north" | "northeast" | "east" | "southeast" | "south" | "southwest" | "west" | "northwest" | "tile";
+                    /**
+                     * @description over (default): on top of the page; under: behind the page’s content.
+                     * @default over
+                     * @enum {string}
+                     */
+                    layer?: "over" | "under";
+                    /** @description The pages to mark, in range syntax, e.g. "1-3,5,7-"; default all pages. */
+                    pages?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                } & (unknown | unknown);
+            };
+        };
+        PdfPageNumbersRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "format": "Page {n} of {total}",
+                 *       "position": "bottom-right",
+                 *       "pages": "2-"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The text of each number: {n} is the page’s number, {total} the last page’s, e.g. "Page {n} of {total}".
+                     * @default {n}
+                     */
+                    format?: string;
+                    /**
+                     * @description Where the number stands on the page as shown.
+                     * @default bottom-center
+                     * @enum {string}
+                     */
+                    position?: "bottom-center" | "bottom-left" | "bottom-right" | "top-left" | "top-center" | "top-right";
+                    /**
+                     * @description The number of the first page; default 1.
+                     * @default 1
+                     */
+                    start?: number;
+                    /**
+                     * @description Text size (default 10), in points (1/72 in).
+                     * @default 10
+                     */
+                    fontSize?: number;
+                    /**
+                     * @description Distance from the page’s edges, in points; default 24.
+                     * @default 24
+                     */
+                    margin?: number;
+                    /** @description The pages that carry a number (the others keep their place in the count), in range syntax, e.g. "1-3,5,7-"; default all pages. */
+                    pages?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
+        PdfFormFillRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf",
+                 *       "fields": {
+                 *         "name": "Ada Lovelace",
+                 *         "address.city": "London",
+                 *         "subscribe": true,
+                 *         "plan": "Pro"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description Field name (fully qualified, e.g. "address.city") → value: a string for a text field, true or false for a checkbox, an option’s value for a radio group, a dropdown or a list. */
+                    fields: {
+                        [key: string]: string | boolean;
+                    };
+                    /**
+                     * @description true: the filled form is drawn into the pages and its fields and annotations removed.
+                     * @default false
+                     */
+                    flatten?: boolean;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
+        PdfFlattenRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /** @description The password of an encrypted source, its user or its owner password: the source is decrypted with it and then read as any PDF (a wrong one answers 400 `invalid_password`); a source that is not encrypted is read as it is. Without it an encrypted source answers 400 `encrypted_pdf`. What the route writes is never encrypted. At most 127 bytes in UTF-8, no line break. */
+                    password?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2339,6 +3316,42 @@ export interface components {
                 };
             };
         };
+        OcrRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of an image (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico) or a PDF; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The languages of the text, as Tesseract's codes, at most 4, the likeliest first. Shipped: eng, deu, fra, spa, ita, por, nld; a deployment may offer more. A language not offered answers 400 `validation_failed` listing those that are.
+                     * @default [
+                     *       "eng"
+                     *     ]
+                     */
+                    languages?: string[];
+                    /** @description The PDF pages to read in range syntax, e.g. "1-3,5,7-" (default all; each page once, in page order). At most free 5, pro 50, enterprise 200 pages a request. An image is one page. */
+                    pages?: string;
+                    /**
+                     * @description `json`: `{text, pages:[{number, text, confidence}]}`; `txt`: the text; `pdf`: a searchable PDF, each page image with an invisible text layer over its words.
+                     * @default json
+                     * @enum {string}
+                     */
+                    outputFormat?: "json" | "txt" | "pdf";
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
         AudioConvertRequest: {
             content: {
                 /**
@@ -2391,14 +3404,6 @@ export interface components {
         };
         VideoConvertRequest: {
             content: {
-                /**
-                 * @example {
-                 *       "sourceUrl": "https://www.w3schools.com/html/mov_bbb.mp4",
-                 *       "outputFormat": "webm",
-                 *       "width": 320,
-                 *       "quality": "low"
-                 *     }
-                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -2406,30 +3411,32 @@ export interface components {
                      */
                     sourceUrl: string;
                     /**
-                     * @description The container to write.
+                     * @description The container to write, or an animation: gif (a palette computed from the clip) or webp (animated).
                      * @enum {string}
                      */
-                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi";
-                    /** @description Output width in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. */
+                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi" | "gif" | "webp";
+                    /** @description Output width in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. gif and webp: default the source's width, at most 480; up to 3840 on either side. */
                     width?: number;
-                    /** @description Output height in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. */
+                    /** @description Output height in pixels; the aspect ratio is kept and dimensions are rounded to even numbers. Neither side of the output may pass 8192 pixels: a value that makes the other side larger answers 400 validation_failed naming the largest value that fits. gif and webp: default the source's width, at most 480; up to 3840 on either side. */
                     height?: number;
                     /**
                      * @description Encoding quality: low, medium (the default when re-encoding) or high. Giving it asks for a re-encode even where the stream could be copied.
                      * @enum {string}
                      */
                     quality?: "low" | "medium" | "high";
-                    /** @description Output frame rate, 0.01–120. A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits. */
+                    /** @description Output frame rate, 0.01–120 (gif and webp: default 10). A rate at which the part converted would hold no frame (under one frame in its length) answers 400 validation_failed naming the lowest rate that fits. */
                     fps?: number;
                     /** @description Start at this many seconds into the source (a cut that is exact to the frame). */
                     start?: number;
                     /** @description Keep at most this many seconds (at least 0.001, the millisecond times are given in). */
                     duration?: number;
                     /**
-                     * @description Drop the audio.
+                     * @description Drop the audio (gif and webp have none).
                      * @default false
                      */
                     mute?: boolean;
+                    /** @description gif and webp only: play the animation for ever (true, the default) or once. */
+                    loop?: boolean;
                     /**
                      * Format: uri
                      * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
@@ -2530,6 +3537,138 @@ export interface components {
                      * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
                      */
                     sourceUrl: string;
+                };
+            };
+        };
+        MediaConcatRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sources": [
+                 *         "https://www.w3schools.com/html/mov_bbb.mp4",
+                 *         "https://www.w3schools.com/html/mov_bbb.mp4"
+                 *       ],
+                 *       "outputFormat": "mp4"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description URLs of the audio or video files, in the order they play: at least 2, at most the tier's batch size (free 5, pro 50, enterprise 200). */
+                    sources: string[];
+                    /**
+                     * @description The format to write: a video container (every source needs a video stream) or an audio format.
+                     * @enum {string}
+                     */
+                    outputFormat: "mp4" | "webm" | "mkv" | "mov" | "avi" | "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
+        AudioNormalizeRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/horse.mp3",
+                 *       "targetLufs": -16
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description The audio format to write; default the source’s where it is one of these (m4a for mp4 and mov, ogg for webm, mp3 for mkv and avi).
+                     * @enum {string}
+                     */
+                    outputFormat?: "mp3" | "wav" | "ogg" | "aac" | "flac" | "m4a";
+                    /**
+                     * @description The integrated loudness to reach, in LUFS (EBU R128): −70 to −5, default −16 (speech, podcasts).
+                     * @default -16
+                     */
+                    targetLufs?: number;
+                    /**
+                     * @description The highest true peak allowed, in dBTP: −9 to 0, default −1.5.
+                     * @default -1.5
+                     */
+                    truePeak?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
+        AudioWaveformRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceUrl": "https://www.w3schools.com/html/horse.mp3",
+                 *       "outputFormat": "png",
+                 *       "width": 800,
+                 *       "height": 120,
+                 *       "color": "#1e88e5"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of the audio or video file; the format is read from its bytes.
+                     */
+                    sourceUrl: string;
+                    /**
+                     * @description png (default), svg, or json peaks.
+                     * @default png
+                     * @enum {string}
+                     */
+                    outputFormat?: "png" | "svg" | "json";
+                    /**
+                     * @description Image width in pixels, 100–4000.
+                     * @default 1000
+                     */
+                    width?: number;
+                    /**
+                     * @description Image height in pixels, 20–1000.
+                     * @default 200
+                     */
+                    height?: number;
+                    /**
+                     * @description The colour of the waveform: a CSS colour (e.g. "#1e88e5", "rgb(0 0 0 / 50%)", "navy"); default #1e88e5.
+                     * @default #1e88e5
+                     */
+                    color?: string;
+                    /**
+                     * @description The colour behind it: a CSS colour (e.g. "#1e88e5", "rgb(0 0 0 / 50%)", "navy"); default transparent.
+                     * @default transparent
+                     */
+                    background?: string;
+                    /** @description json only: how many [min, max] pairs, 1–20000; default the width. */
+                    points?: number;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
                 };
             };
         };
@@ -2853,6 +3992,102 @@ export interface components {
                      * @enum {string}
                      */
                     algorithm?: "md5" | "sha1" | "sha256" | "sha384" | "sha512" | "sha3-256" | "sha3-512" | "blake2b512";
+                };
+            };
+        };
+        QrCodeRequest: {
+            content: {
+                "application/json": {
+                    /** @description The text to encode, 1 to 2953 bytes in UTF-8 (fewer fit at higher error correction: a text the chosen level cannot hold answers 400 invalid_input). */
+                    text: string;
+                    /**
+                     * @description png (default) or svg.
+                     * @default png
+                     * @enum {string}
+                     */
+                    outputFormat?: "png" | "svg";
+                    /**
+                     * @description Width and height in pixels (32–4096, default 512); a code with more modules than pixels is drawn one pixel a module. svg: the width and height attributes.
+                     * @default 512
+                     */
+                    size?: number;
+                    /**
+                     * @description L (7%), M (15%, default), Q (25%) or H (30%) of the code may be lost.
+                     * @default M
+                     * @enum {string}
+                     */
+                    errorCorrection?: "L" | "M" | "Q" | "H";
+                    /**
+                     * @description Quiet zone in modules (0–20, default 4).
+                     * @default 4
+                     */
+                    margin?: number;
+                    /** @description A CSS colour for the dark modules (default black). */
+                    color?: string;
+                    /** @description A CSS colour for the light modules and the margin (default white). */
+                    background?: string;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
+        BarcodeRequest: {
+            content: {
+                "application/json": {
+                    /** @description The text to encode. ean13 takes 12 digits (the check digit is added) or 13 with a right check digit, ean8 7 or 8, upca 11 or 12, itf14 13 or 14; code39 digits, capitals, space and -.$/+%; code128 ASCII. A text the symbology cannot hold answers 400 invalid_input. */
+                    text: string;
+                    /**
+                     * @description The symbology (code128 default).
+                     * @default code128
+                     * @enum {string}
+                     */
+                    type?: "code128" | "code39" | "ean13" | "ean8" | "upca" | "itf14" | "datamatrix" | "pdf417" | "aztec";
+                    /**
+                     * @description png (default) or svg.
+                     * @default png
+                     * @enum {string}
+                     */
+                    outputFormat?: "png" | "svg";
+                    /**
+                     * @description Pixels a module (1–10, default 2).
+                     * @default 2
+                     */
+                    scale?: number;
+                    /** @description Bar height in millimetres at 72 dpi of linear codes (1–100; the symbology’s own default otherwise). */
+                    height?: number;
+                    /** @description Print the text under the bars (default true for linear codes, false for datamatrix, pdf417 and aztec). */
+                    includeText?: boolean;
+                    /**
+                     * Format: uri
+                     * @description Run as an async job (pro and enterprise): answer 202 at once and POST the job JSON to this https URL when done, signed with X-Signature.
+                     */
+                    callbackUrl?: string;
+                    /**
+                     * Format: uri
+                     * @description Send the result here with PUT (pro and enterprise): a presigned S3, GCS or Azure upload URL, https, checked like a source (public address, no redirects). The answer is then 200 {outputUrl, sizeBytes, contentType}; with callbackUrl the job's result goes there.
+                     */
+                    outputUrl?: string;
+                };
+            };
+        };
+        BarcodeReadRequest: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An absolute http(s) URL of an image (any image input format) or a PDF.
+                     */
+                    sourceUrl: string;
+                    /** @description For a PDF, the pages to read, like "1-3,5" (default the first 10); ignored for images. */
+                    pages?: string;
                 };
             };
         };
@@ -3439,6 +4674,236 @@ export interface operations {
             504: components["responses"]["SourceTimeout"];
         };
     };
+    imageTransform: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageTransformRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/tiff": Blob;
+                    "image/bmp": Blob;
+                    "image/x-icon": Blob;
+                    "image/svg+xml": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `unsupported_output_format`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "unsupported_output_format";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    imageWatermark: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ImageWatermarkRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": Blob;
+                    "image/png": Blob;
+                    "image/webp": Blob;
+                    "image/avif": Blob;
+                    "image/gif": Blob;
+                    "image/tiff": Blob;
+                    "image/bmp": Blob;
+                    "image/x-icon": Blob;
+                    "image/svg+xml": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `unsupported_output_format`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "unsupported_output_format";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
     pdfMerge: {
         parameters: {
             query?: never;
@@ -3478,7 +4943,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3489,7 +4954,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
                     };
                 };
             };
@@ -3586,7 +5051,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3597,7 +5062,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
@@ -3693,7 +5158,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3704,7 +5169,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
                     };
                 };
             };
@@ -3803,7 +5268,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3814,7 +5279,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
@@ -3999,7 +5464,7 @@ export interface operations {
                     "application/json": components["schemas"]["PdfInfoResponse"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `invalid_password`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4010,7 +5475,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "invalid_password";
                     };
                 };
             };
@@ -4076,7 +5541,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4087,7 +5552,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
@@ -4183,7 +5648,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4194,7 +5659,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
@@ -4290,7 +5755,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4301,7 +5766,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
                     };
                 };
             };
@@ -4379,7 +5844,7 @@ export interface operations {
                     "application/json": components["schemas"]["PdfToTextResponse"];
                 };
             };
-            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4390,7 +5855,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
-                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
                     };
                 };
             };
@@ -4414,6 +5879,648 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfProtect: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfProtectRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfUnlock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfUnlockRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfWatermark: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfWatermarkRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfPageNumbers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfPageNumbersRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfFormFill: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfFormFillRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    pdfFlatten: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PdfFlattenRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_password`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_password";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             504: components["responses"]["SourceTimeout"];
         };
     };
@@ -5029,6 +7136,115 @@ export interface operations {
             };
         };
     };
+    ocr: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["OcrRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OcrResponse"];
+                    "text/plain": Blob;
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
     audioConvert: {
         parameters: {
             query?: never;
@@ -5172,6 +7388,8 @@ export interface operations {
                     "video/x-matroska": Blob;
                     "video/quicktime": Blob;
                     "video/x-msvideo": Blob;
+                    "image/gif": Blob;
+                    "image/webp": Blob;
                     "application/json": components["schemas"]["OutputSent"];
                 };
             };
@@ -5537,6 +7755,352 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    mediaConcat: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MediaConcatRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": Blob;
+                    "video/webm": Blob;
+                    "video/x-matroska": Blob;
+                    "video/quicktime": Blob;
+                    "video/x-msvideo": Blob;
+                    "audio/mpeg": Blob;
+                    "audio/wav": Blob;
+                    "audio/ogg": Blob;
+                    "audio/aac": Blob;
+                    "audio/flac": Blob;
+                    "audio/mp4": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_video_stream`, `no_audio_stream`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_video_stream" | "no_audio_stream";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large" | "media_too_long";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    audioNormalize: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AudioNormalizeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    /** @description Integrated loudness of the source in LUFS (e.g. -27.31), or -inf for silence. */
+                    "X-Input-Loudness"?: string;
+                    /** @description Integrated loudness of the result in LUFS, as the correcting pass measured it. */
+                    "X-Output-Loudness"?: string;
+                    /** @description The audio bitrate the encoder was given, in kbit/s; absent for wav and flac. */
+                    "X-Audio-Bitrate"?: number;
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": Blob;
+                    "audio/wav": Blob;
+                    "audio/ogg": Blob;
+                    "audio/aac": Blob;
+                    "audio/flac": Blob;
+                    "audio/mp4": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_audio_stream`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_audio_stream";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large" | "media_too_long";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+            503: components["responses"]["EngineUnavailable"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    audioWaveform: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AudioWaveformRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": Blob;
+                    "image/svg+xml": Blob;
+                    "application/json": components["schemas"]["AudioWaveformResponse"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `no_audio_stream`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "no_audio_stream";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            /** @description Too large: `request_too_large`, `source_too_large`, `media_too_long`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large" | "media_too_long";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
             503: components["responses"]["EngineUnavailable"];
             504: components["responses"]["SourceTimeout"];
         };
@@ -6396,6 +8960,251 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {unknown} */
                         error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            /** @description Too large: `request_too_large`, `source_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "request_too_large" | "source_too_large";
+                    };
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            504: components["responses"]["SourceTimeout"];
+        };
+    };
+    qrCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["QrCodeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": Blob;
+                    "image/svg+xml": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`, `source_invalid_url`, `source_blocked_address`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_blocked_address";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+        };
+    };
+    barcode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Only with `callbackUrl`: the same key from the same API key within 24 h answers the first job’s 202 again, without a second job; with another body → 422 `idempotency_key_reused`. 1–255 visible ASCII characters, else 400 `validation_failed`. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["BarcodeRequest"];
+        responses: {
+            /** @description The converted file itself, with its Content-Type; with `outputUrl`, JSON saying where it was sent. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Content-Length": components["headers"]["ContentLength"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": Blob;
+                    "image/svg+xml": Blob;
+                    "application/json": components["schemas"]["OutputSent"];
+                };
+            };
+            /** @description Accepted as an async job (only with `callbackUrl`). */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`, `source_invalid_url`, `source_blocked_address`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input" | "source_invalid_url" | "source_blocked_address";
+                    };
+                };
+            };
+            /** @description Unauthorized: `invalid_api_key`, `missing_api_key`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                    };
+                };
+            };
+            /** @description Forbidden: `invalid_proxy_secret`, `insufficient_permissions`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_proxy_secret" | "insufficient_permissions";
+                    };
+                };
+            };
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["OutputUploadFailed"];
+        };
+    };
+    barcodeRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["BarcodeReadRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BarcodeReadResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `source_invalid_url`, `source_redirect`, `source_bad_status`, `source_blocked_address`, `source_unreachable`, `unsupported_input_format`, `invalid_source_file`, `encrypted_pdf`, `invalid_range`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "source_invalid_url" | "source_redirect" | "source_bad_status" | "source_blocked_address" | "source_unreachable" | "unsupported_input_format" | "invalid_source_file" | "encrypted_pdf" | "invalid_range";
                     };
                 };
             };

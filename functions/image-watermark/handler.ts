@@ -1,7 +1,7 @@
+import { inField } from '#shared/errors.ts';
 import { downloadImage } from '#shared/image/download.ts';
 import { watermarkImage } from '#shared/image/watermark.ts';
 import { createFileHandler } from '#shared/jobs/file-handler.ts';
-import { inField } from '#shared/pdf/sources.ts';
 import { imageWatermarkRoute } from '#shared/routes/image-tools.ts';
 
 export const handler = createFileHandler(imageWatermarkRoute, async (request) => {

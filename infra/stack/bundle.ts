@@ -47,15 +47,6 @@ const layerMarkers: ReadonlyArray<{ module: string; layers: readonly LayerName[]
   { module: browserMarker, layers: browserLayerNames },
 ];
 
-/**
- * A bundle that contains this module draws text on PDF pages: it gets the fonts layer, and the
- * harfbuzzjs package, whose hb-subset WebAssembly file it reads at run time.
- */
-const fontsMarker = 'shared/pdf/fonts.ts';
-
-/** A bundle that contains this module runs tesseract, so it gets the tesseract layer. */
-const tesseractMarker = 'shared/ocr/tesseract.ts';
-
 export interface FunctionBundle {
   /** Folder under functions/ and the route table's `function` value. */
   name: string;

@@ -27,20 +27,23 @@ export const defaultAccountConcurrency = 1000;
 
 const minimum = 5;
 
-/** Seconds per call (typical, rounded up) and the cap per function, by route family. */
+/**
+ * Seconds per call (typical, rounded up) and the cap per function, by route family. With some 80
+ * functions the caps of the heavy families are what keeps the total within a default account's 900.
+ */
 export const families: Record<RouteSpec['tag'] | 'Authorizer', { seconds: number; cap: number }> = {
   Text: { seconds: 0.05, cap: 10 },
   System: { seconds: 0.1, cap: 10 },
   Jobs: { seconds: 0.1, cap: 10 },
   // Password hashing (argon2, bcrypt, scrypt) holds a container for a few hundred ms.
   Crypto: { seconds: 0.5, cap: 20 },
-  Image: { seconds: 2, cap: 25 },
+  Image: { seconds: 2, cap: 15 },
   // Drawing a code takes milliseconds; reading one from a photo or PDF pages up to a few seconds.
   Codes: { seconds: 1, cap: 10 },
-  PDF: { seconds: 3, cap: 20 },
+  PDF: { seconds: 3, cap: 10 },
   // A media call holds its container for tens of seconds (up to 15 minutes for a long job): at
-  // 3 GB each, 15 at once are about $2.70 an hour at most per function.
-  Media: { seconds: 20, cap: 15 },
+  // 3 GB each, 10 at once are about $1.80 an hour at most per function.
+  Media: { seconds: 20, cap: 10 },
   // A browser render holds a 2 GB container for a few seconds (up to the 30 s load budget).
   Documents: { seconds: 5, cap: 10 },
   // OCR holds a 2 GB container a few seconds a page (minutes for a long document, as a job).

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { limitedCommand } from '#shared/media/process-limits.ts';
+import { limitedCommand } from '#shared/process-limits.ts';
 import { blurChain, solidPng, svgWithRaster, useAmplification } from '../../test/corpus/svg-bounds.ts';
 import type { FixtureServer } from '../../test/support/fixture-server.ts';
 import { hugeFrameAvi } from '../../test/support/huge-frames.ts';

@@ -6,7 +6,7 @@ import type { OfficeFormat } from '#shared/documents/office-limits.ts';
 import { deadProxy, writeProfile } from '#shared/documents/office-profile.ts';
 import { engineUnavailable } from '#shared/engines.ts';
 import { ApiError } from '#shared/errors.ts';
-import { limitedCommand, processLimits, shellExecFailures } from '#shared/media/process-limits.ts';
+import { limitedCommand, processLimits, shellExecFailures } from '#shared/process-limits.ts';
 
 /**
  * Converts an office document to PDF with LibreOffice (`soffice --headless --convert-to pdf`).

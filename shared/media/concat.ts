@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { inField } from '#shared/errors.ts';
 import { encoderBitrate } from '#shared/media/audio-bitrate.ts';
 import { audioEncodeOptions, audioEncoderOf, writableRate } from '#shared/media/convert-audio.ts';
 import {
@@ -32,7 +33,6 @@ import { encoderThreads, overrunSeconds } from '#shared/media/options.ts';
 import { firstStream, type MediaInfo, type StreamInfo } from '#shared/media/probe.ts';
 import { type FfmpegJob, runFfprobe } from '#shared/media/run.ts';
 import { assertOutputDecodes } from '#shared/media/verify.ts';
-import { inField } from '#shared/pdf/sources.ts';
 
 /**
  * /media-concat: sources played one after the other in one file. Sources whose streams are encoded

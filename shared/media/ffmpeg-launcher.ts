@@ -4,7 +4,7 @@ import { access, mkdtemp, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
-import { limitedCommand, type ProcessLimits } from '#shared/media/process-limits.ts';
+import { limitedCommand, type ProcessLimits } from '#shared/process-limits.ts';
 
 /**
  * What fluent-ffmpeg needs to start ffmpeg confined, through its public API only.

@@ -2,8 +2,8 @@ import { ApiError } from '#shared/errors.ts';
 import type { MediaStage } from '#shared/media/failures.ts';
 import { maxFrameSide } from '#shared/media/frame-bounds.ts';
 import { formatSeconds } from '#shared/media/limits.ts';
-import { describeBytes } from '#shared/media/process-limits.ts';
 import type { MediaToolError } from '#shared/media/run.ts';
+import { describeBytes } from '#shared/process-limits.ts';
 
 /**
  * The answer for a tool stopped by one of its bounds (process-limits.ts, frame-bounds.ts). The

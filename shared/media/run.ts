@@ -16,7 +16,7 @@ import {
   type ProcessLimits,
   processLimits,
   shellExecFailures,
-} from '#shared/media/process-limits.ts';
+} from '#shared/process-limits.ts';
 
 /**
  * The only module that starts ffmpeg or ffprobe. Everything else describes a job in plain data

@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { ApiError } from '#shared/errors.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
-import { type Permissions, readPermissions } from '#shared/pdf/permissions.ts';
+import type { Permissions } from '#shared/pdf/permission-schema.ts';
+import { readPermissions } from '#shared/pdf/permissions.ts';
 import { type QpdfOptions, runQpdf, runQpdfOrFail } from '#shared/pdf/qpdf.ts';
 
 export interface SourceEncryption {

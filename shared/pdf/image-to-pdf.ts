@@ -9,13 +9,13 @@ import {
   pushGraphicsState,
 } from 'pdf-lib';
 import sharp, { type Metadata } from 'sharp';
+import { inField } from '#shared/errors.ts';
 import { decodeToPng } from '#shared/image/decode-to-png.ts';
 import { assertDecodable } from '#shared/image/limits.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
 import type { pdfPageSizes } from '#shared/pdf/limits.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { newPdf, savePdf } from '#shared/pdf/output.ts';
-import { inField } from '#shared/pdf/sources.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
 import type { Workspace } from '#shared/workspace.ts';
 

@@ -6,7 +6,8 @@ import { maxListedPageSizes } from '#shared/pdf/limits.ts';
 import { type OpenedPdf, openPdf } from '#shared/pdf/open.ts';
 import { visibleBox } from '#shared/pdf/page-box.ts';
 import { readWithPdfium } from '#shared/pdf/pdfium-info.ts';
-import { type Permissions, readPermissions } from '#shared/pdf/permissions.ts';
+import type { Permissions } from '#shared/pdf/permission-schema.ts';
+import { readPermissions } from '#shared/pdf/permissions.ts';
 
 export interface PdfInfo {
   /** Null only for a file that needs a user password and whose page tree is encrypted too. */

@@ -1,10 +1,9 @@
 import { writeFile } from 'node:fs/promises';
-import { ApiError } from '#shared/errors.ts';
+import { ApiError, inField } from '#shared/errors.ts';
 import { storeIdenticalOnce } from '#shared/pdf/dedupe.ts';
 import { pdfLimits } from '#shared/pdf/limits.ts';
 import { openPdfFile, pagesOf } from '#shared/pdf/open.ts';
 import { copyInfo, copyPagesInto, newPdf, savePdf } from '#shared/pdf/output.ts';
-import { inField } from '#shared/pdf/sources.ts';
 
 /**
  * Appends every page of every source, in order, to one new document. Pages are copied with their

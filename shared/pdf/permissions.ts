@@ -2,9 +2,7 @@
  * The permissions of an encrypted PDF: the bits of its /P entry (ISO 32000-2, table 22), as
  * `/pdf-info` reports them and `/pdf-protect` asks qpdf to set them.
  */
-export const permissionNames = ['print', 'copy', 'modify', 'annotate', 'fillForms'] as const;
-export type PermissionName = (typeof permissionNames)[number];
-export type Permissions = Record<PermissionName, boolean>;
+import type { Permissions } from '#shared/pdf/permission-schema.ts';
 
 /** Bit `n` of P, counted from 1 as the standard counts them. */
 const bit = (p: number, n: number) => (p & (1 << (n - 1))) !== 0;

@@ -1,7 +1,8 @@
 import { stat, writeFile } from 'node:fs/promises';
 import { openPdfFile, pagesOf } from '#shared/pdf/open.ts';
 import { savePdf } from '#shared/pdf/output.ts';
-import { type Permissions, qpdfPermissionOptions } from '#shared/pdf/permissions.ts';
+import type { Permissions } from '#shared/pdf/permission-schema.ts';
+import { qpdfPermissionOptions } from '#shared/pdf/permissions.ts';
 import { type QpdfOptions, runQpdfOrFail } from '#shared/pdf/qpdf.ts';
 
 export interface ProtectOptions {

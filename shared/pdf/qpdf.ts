@@ -4,8 +4,8 @@ import { rm } from 'node:fs/promises';
 import { config } from '#shared/config.ts';
 import { engineUnavailable } from '#shared/engines.ts';
 import { ApiError } from '#shared/errors.ts';
-import { limitedCommand, processLimits, shellExecFailures } from '#shared/media/process-limits.ts';
 import { mapNativeError } from '#shared/native-errors.ts';
+import { limitedCommand, processLimits, shellExecFailures } from '#shared/process-limits.ts';
 import { formatBytes } from '#shared/units.ts';
 
 /**

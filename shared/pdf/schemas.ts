@@ -9,7 +9,7 @@ import {
   rotationAngles,
 } from '#shared/pdf/limits.ts';
 import { password, pdfPassword } from '#shared/pdf/password-schema.ts';
-import { permissionNames } from '#shared/pdf/permissions.ts';
+import { permissionNames } from '#shared/pdf/permission-schema.ts';
 import { httpUrlField } from '#shared/source/url-schema.ts';
 import { tiers } from '#shared/tiers.ts';
 

@@ -1,17 +1,11 @@
 import { basename } from 'node:path';
-import { ApiError, isApiError } from '#shared/errors.ts';
+import { ApiError, inField } from '#shared/errors.ts';
 import { decryptPdf, type SourceEncryption } from '#shared/pdf/decrypt.ts';
 import { downloadSource, type Source } from '#shared/source/download.ts';
 import type { SourceFormat } from '#shared/source/formats.ts';
 import type { SourceRequest } from '#shared/source/request.ts';
 import { type TierLimits, type TierName, tiers, tierThatLifts } from '#shared/tiers.ts';
 import { formatBytes } from '#shared/units.ts';
-
-/** Prefixes an error with the request field it concerns, e.g. `sources.2: …`. */
-export function inField(field: string, error: unknown): unknown {
-  if (!isApiError(error) || error.message.startsWith(`${field}:`)) return error;
-  return new ApiError(error.code, `${field}: ${error.message}`, { cause: error });
-}
 
 /** The tier's batch size: past it, 400 validation_failed naming the tier that takes that many. */
 export function checkBatchSize(count: number, tier: TierName, limits: TierLimits): void {

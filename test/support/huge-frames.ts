@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { limitedCommand } from '#shared/media/process-limits.ts';
+import { limitedCommand } from '#shared/process-limits.ts';
 import { referenceFfmpeg } from './reference-tools.ts';
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
-import { processLimits } from '#shared/media/process-limits.ts';
+import { processLimits } from '#shared/process-limits.ts';
 import { Workspace } from '#shared/workspace.ts';
 import { referenceFfmpeg } from '../../support/reference-tools.ts';
 import { childMediaProcesses, MediaFixtures } from './fixtures.ts';
