@@ -210,7 +210,7 @@ describe('functions, one per function of the route table', () => {
 
   it('builds the layers for x86_64 and Node.js 24', () => {
     const layers = ofType('AWS::Lambda::LayerVersion');
-    expect(layers).toHaveLength(5);
+    expect(layers).toHaveLength(6);
     for (const [, layer] of layers) {
       expect(layer.Properties).toMatchObject({
         CompatibleArchitectures: ['x86_64'],

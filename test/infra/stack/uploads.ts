@@ -1,9 +1,7 @@
-import type { CfnElement } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uploadsRoute } from '#shared/routes/jobs.ts';
-import { type Synthesized, sharedSynthesis } from '../synth.ts';
+import { logicalIdOf, type Resource, type Synthesized, sharedSynthesis } from '../synth.ts';
 
-type Resource = { Type: string; Properties: Record<string, unknown> };
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
 
 let synth: Synthesized;
@@ -11,11 +9,8 @@ let resources: Record<string, Resource>;
 
 beforeAll(async () => {
   synth = await sharedSynthesis();
-  resources = synth.template.toJSON().Resources as Record<string, Resource>;
+  resources = synth.resources;
 }, 240_000);
-
-const logicalIdOf = (construct: { node: { defaultChild?: unknown } }) =>
-  synth.stack.getLogicalId(construct.node.defaultChild as CfnElement);
 
 /** Every statement of the policies attached to a role. */
 const statementsOfRole = (roleId: string): Statement[] =>
@@ -58,15 +53,17 @@ describe('uploads (POST /uploads) in the jobs bucket', () => {
     expect(env.JOBS_BUCKET).toEqual({ Ref: bucketId });
     expect(env.WEBHOOK_SECRET_ARN).toBeUndefined();
     const roleId = (properties.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!;
-    const onStorage = statementsOfRole(roleId).filter((statement) =>
-      [statement.Action]
-        .flat()
-        .some((action) => action.startsWith('s3:') || action.startsWith('secretsmanager:')),
-    );
+    const onStorage = statementsOfRole(roleId)
+      .filter((statement) =>
+        [statement.Action]
+          .flat()
+          .some((action) => action.startsWith('s3:') || action.startsWith('secretsmanager:')),
+      )
+      .map((statement) => ({ ...statement, Action: [statement.Action].flat().sort() }));
     expect(onStorage).toEqual([
       {
         Effect: 'Allow',
-        Action: ['s3:PutObject', 's3:GetObject'],
+        Action: ['s3:GetObject', 's3:PutObject'],
         Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/uploads/*']] },
       },
     ]);
