@@ -5,11 +5,9 @@ import {
   pdfPageNumbersBody,
   pdfWatermarkBody,
 } from '#shared/pdf/draw-schemas.ts';
-import { PDF_TYPE } from '#shared/pdf/limits.ts';
-import { activeContentRule, rangeRules, readRules, samplePdf } from '#shared/routes/pdf.ts';
+import { activeContentRule, pdfFileRow, rangeRules, readRules, samplePdf } from '#shared/routes/pdf.ts';
 import { samplePhoto } from '#shared/routes/samples.ts';
-import { streamedSizing } from '#shared/routes/sizing.ts';
-import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { defineRoute, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 /** The PDF routes that draw on pages: watermarks, page numbers, filled and flattened forms. */
 
@@ -24,15 +22,9 @@ const shownRule =
   'rotation.';
 
 export const pdfWatermarkRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-watermark',
   function: 'pdf-watermark',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Draw a text or an image across the pages of a PDF',
   description:
     `${readRules} ${rangeRules} Each page named by \`pages\` (default all) gets the mark: \`text\` (one ` +
@@ -47,7 +39,6 @@ export const pdfWatermarkRoute = defineRoute({
     `hides it). ${shownRule} Pages of one size share one drawing of the mark. ${fontRule} The file is ` +
     `named \`<name>.pdf\`. ${activeContentRule}`,
   body: pdfWatermarkBody,
-  produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf, text: 'CONFIDENTIAL', opacity: 0.2, pages: '1-3' },
   moreExamples: {
     image: {
@@ -59,15 +50,9 @@ export const pdfWatermarkRoute = defineRoute({
 });
 
 export const pdfPageNumbersRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-page-numbers',
   function: 'pdf-page-numbers',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Number the pages of a PDF',
   description:
     `${readRules} ${rangeRules} Each page named by \`pages\` (default all) gets \`format\` with \`{n}\` ` +
@@ -76,7 +61,6 @@ export const pdfPageNumbersRoute = defineRoute({
     `\`pages\` keep their place in the count. ${shownRule} ${fontRule} The file is named ` +
     `\`<name>.pdf\`. ${activeContentRule}`,
   body: pdfPageNumbersBody,
-  produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf, format: 'Page {n} of {total}', position: 'bottom-right', pages: '2-' },
   errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'invalid_range', 'validation_failed'],
 });
@@ -88,15 +72,9 @@ const flattenRule =
   'appearances that are missing, or that the form asks viewers to redraw, are drawn first.';
 
 export const pdfFormFillRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-form-fill',
   function: 'pdf-form-fill',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Fill the form fields of a PDF, and flatten them if asked',
   description:
     `${readRules} Each field named in \`fields\` (by its fully qualified name, as /pdf-info lists it) is ` +
@@ -108,7 +86,6 @@ export const pdfFormFillRoute = defineRoute({
     `${formLimits.maxFormFields} fields answers 400 \`invalid_source_file\`. With \`flatten: true\`: ` +
     `${flattenRule} ${fontRule} The file is named \`<name>.pdf\`. ${activeContentRule}`,
   body: pdfFormFillBody,
-  produces: [PDF_TYPE],
   example: {
     sourceUrl: samplePdf,
     fields: { name: 'Ada Lovelace', 'address.city': 'London', subscribe: true, plan: 'Pro' },
@@ -117,21 +94,14 @@ export const pdfFormFillRoute = defineRoute({
 });
 
 export const pdfFlattenRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-flatten',
   function: 'pdf-flatten',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Draw the form fields and annotations of a PDF into its pages',
   description:
     `${readRules} ${flattenRule} A form of more than ${formLimits.maxFormFields} fields answers 400 ` +
     `\`invalid_source_file\`. ${fontRule} The file is named \`<name>.pdf\`. ${activeContentRule}`,
   body: pdfFlattenBody,
-  produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf },
   errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password'],
 });

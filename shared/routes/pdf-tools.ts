@@ -1,4 +1,4 @@
-import { maxTextCharacters, PDF_TYPE, pdfLimits } from '#shared/pdf/limits.ts';
+import { maxTextCharacters, pdfLimits } from '#shared/pdf/limits.ts';
 import {
   pdfMetadataBody,
   pdfOrganizeBody,
@@ -8,20 +8,14 @@ import {
   pdfToTextResult,
   pdfUnlockBody,
 } from '#shared/pdf/schemas.ts';
-import { activeContentRule, rangeRules, readRules, samplePdf } from '#shared/routes/pdf.ts';
-import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
-import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
+import { activeContentRule, pdfFileRow, rangeRules, readRules, samplePdf } from '#shared/routes/pdf.ts';
+import { bufferedSizing } from '#shared/routes/sizing.ts';
+import { defineRoute, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 
 export const pdfRotateRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-rotate',
   function: 'pdf-rotate',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Turn pages of a PDF by a quarter, half or three-quarter turn',
   description:
     `${readRules} ${rangeRules} Each page named by \`pages\` (default all; a page named twice is turned ` +
@@ -30,21 +24,14 @@ export const pdfRotateRoute = defineRoute({
     'content, sizes, links, outlines, forms and document information stay as they are. The file is named ' +
     `\`<name>.pdf\`. ${activeContentRule}`,
   body: pdfRotateBody,
-  produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf, angle: 90, pages: '1-3' },
   errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'invalid_range'],
 });
 
 export const pdfOrganizeRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-organize',
   function: 'pdf-organize',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Reorder, repeat or leave out the pages of a PDF',
   description:
     `${readRules} ${rangeRules} The new document holds the pages \`pages\` names, in the order written ` +
@@ -55,21 +42,14 @@ export const pdfOrganizeRoute = defineRoute({
     `carried over. \`pages\` may name at most ${pdfLimits.maxPages} pages in all. The file is named ` +
     `\`<name>.pdf\`. ${activeContentRule}`,
   body: pdfOrganizeBody,
-  produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf, pages: '3,1-2,2,5-' },
   errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'invalid_range'],
 });
 
 export const pdfMetadataRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-metadata',
   function: 'pdf-metadata',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Set or remove the title, author and other document information of a PDF',
   description:
     `${readRules} Each field given sets that entry of the document information, \`null\` removes it, and ` +
@@ -81,7 +61,6 @@ export const pdfMetadataRoute = defineRoute({
     'does not parse, is removed. Pages and everything else stay as they are. The file is named ' +
     `\`<name>.pdf\`. ${activeContentRule}`,
   body: pdfMetadataBody,
-  produces: [PDF_TYPE],
   example: {
     sourceUrl: samplePdf,
     title: 'Trace-based compilation',
@@ -122,15 +101,9 @@ export const pdfToTextRoute = defineRoute({
 });
 
 export const pdfProtectRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-protect',
   function: 'pdf-protect',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Encrypt a PDF with AES-256: owner and user passwords, permissions',
   description:
     `${readRules} The document is written as every output is (active content removed, below), then ` +
@@ -143,7 +116,6 @@ export const pdfProtectRoute = defineRoute({
     'enforced by the cipher: a file that opens without a password can be read in full. The file is named ' +
     `\`<name>.pdf\`. ${activeContentRule}`,
   body: pdfProtectBody,
-  produces: [PDF_TYPE],
   example: {
     sourceUrl: samplePdf,
     ownerPassword: 'owner-secret',
@@ -154,15 +126,9 @@ export const pdfProtectRoute = defineRoute({
 });
 
 export const pdfUnlockRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-unlock',
   function: 'pdf-unlock',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Remove the encryption of a PDF, given its user or owner password',
   description:
     `${readRules.replace(/ Encrypted \(.*$/, '')} The source is decrypted by qpdf with \`password\`, its user or ` +
@@ -172,7 +138,6 @@ export const pdfUnlockRoute = defineRoute({
     'document information as they were; a source that was not encrypted comes back as it is. The file is ' +
     `named \`<name>.pdf\`. ${activeContentRule}`,
   body: pdfUnlockBody,
-  produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf, password: 'reader' },
   errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password'],
 });

@@ -25,6 +25,22 @@ import { bufferedSizing, streamedSizing } from '#shared/routes/sizing.ts';
 import { defineRoute, fileRouteNeeds, type RouteSpec, sourceErrors } from '#shared/routes/types.ts';
 import { imageInputFormats } from '#shared/source/formats.ts';
 
+/**
+ * The fields every PDF route that answers a file shares: POST, streamed, sized for PDFs (2 GiB,
+ * 300 s, /tmp for the source and its outputs), running async jobs, under the PDF tag, reading and
+ * writing a PDF. A row spreads it first and states what differs (`formats`, `produces`).
+ */
+export const pdfFileRow = {
+  method: 'POST',
+  kind: 'file',
+  sizing: streamedSizing(2048, 300, 3),
+  jobStore: 'run',
+  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
+  tierNeeds: fileRouteNeeds,
+  tag: 'PDF',
+  produces: [PDF_TYPE],
+} as const satisfies Partial<RouteSpec>;
+
 export const samplePdf =
   'https://raw.githubusercontent.com/mozilla/pdf.js/master/web/compressed.tracemonkey-pldi-09.pdf';
 const sampleOnePage = 'https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources/pdf/dummy.pdf';
@@ -66,15 +82,9 @@ const level = (name: keyof typeof levelSettings) =>
   `${name} ${levelSettings[name].dpi} dpi / JPEG ${levelSettings[name].quality}`;
 
 export const pdfMergeRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-merge',
   function: 'pdf-merge',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Merge PDFs into one, in order',
   description:
     `${batchRules} ${readRules} Every page of every source is appended in order, with its size, crop box, ` +
@@ -85,21 +95,15 @@ export const pdfMergeRoute = defineRoute({
     `object streams and may hold at most ${pdfLimits.maxPages} pages. The file is named after the first ` +
     `source: \`<name>.pdf\`. ${activeContentRule}`,
   body: pdfMergeBody,
-  produces: [PDF_TYPE],
   example: { sources: [samplePdf, sampleOnePage] },
   errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password', 'validation_failed'],
 });
 
 export const pdfSplitRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-split',
   function: 'pdf-split',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
   formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf', 'zip'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Split a PDF into one PDF per range, or per page',
   description:
     `${readRules} ${rangeRules} Without \`ranges\`, every page becomes its own PDF. One range answers ` +
@@ -114,15 +118,9 @@ export const pdfSplitRoute = defineRoute({
 });
 
 export const pdfCompressRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-compress',
   function: 'pdf-compress',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
-  formats: { categories: ['pdf'], inputs: ['pdf'], outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Make a PDF smaller by recompressing its images',
   description:
     `${readRules} Raster images (8-bit gray or RGB, JPEG or Flate) are downsampled so that none holds ` +
@@ -141,21 +139,15 @@ export const pdfCompressRoute = defineRoute({
     'the source carried active content that the cleaned file would have lost). `X-Original-Size` and ' +
     `\`X-Output-Size\` give both sizes in bytes. The file is named \`<name>.pdf\`. ${activeContentRule}`,
   body: pdfCompressBody,
-  produces: [PDF_TYPE],
   example: { sourceUrl: samplePdf, level: 'high' },
   errors: [...sourceErrors, 'encrypted_pdf', 'invalid_password'],
 });
 
 export const pdfToImageRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/pdf-to-image',
   function: 'pdf-to-image',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
   formats: { categories: ['pdf'], inputs: ['pdf'], outputs: [...rasterFormats, 'zip'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Render PDF pages to PNG, JPEG or WebP images',
   description:
     `${readRules} ${rangeRules} Pages are rendered by PDFium with annotations, on white, at \`dpi\` ` +
@@ -180,15 +172,10 @@ export const pdfToImageRoute = defineRoute({
 });
 
 export const imageToPdfRoute = defineRoute({
-  method: 'POST',
+  ...pdfFileRow,
   path: '/image-to-pdf',
   function: 'image-to-pdf',
-  kind: 'file',
-  sizing: streamedSizing(2048, 300, 3),
-  jobStore: 'run',
   formats: { categories: ['pdf'], inputs: imageInputFormats, outputs: ['pdf'] },
-  tierNeeds: fileRouteNeeds,
-  tag: 'PDF',
   summary: 'Make a PDF of images, one page each',
   description:
     `${batchRules} Each source is read as the image format its bytes show (${imageInputFormats.join(', ')}), ` +
@@ -201,7 +188,6 @@ export const imageToPdfRoute = defineRoute({
     'wider than tall. The file is named after the first source: `<name>.pdf`. The PDF written carries no ' +
     'active content.',
   body: imageToPdfBody,
-  produces: [PDF_TYPE],
   example: { sources: [samplePhoto, sampleTransparent], pageSize: 'a4', margin: 36 },
   errors: [...sourceErrors, 'validation_failed'],
 });
