@@ -1,4 +1,6 @@
 import { cryptoRoutes } from '#shared/routes/crypto.ts';
+import { moreCryptoRoutes } from '#shared/routes/crypto-more.ts';
+import { dataRoutes } from '#shared/routes/data.ts';
 import { documentRoutes } from '#shared/routes/documents.ts';
 import { imageRoutes } from '#shared/routes/image.ts';
 import { jobsRoutes } from '#shared/routes/jobs.ts';
@@ -22,6 +24,8 @@ export const routes: readonly RouteSpec[] = [
   ...officeRoutes,
   ...mediaRoutes,
   ...textRoutes,
+  ...dataRoutes,
   ...cryptoRoutes,
+  ...moreCryptoRoutes,
   ...jobsRoutes,
 ];
