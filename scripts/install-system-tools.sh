@@ -4,9 +4,11 @@
 # ImageMagick, Ghostscript; libwebp's tools, which write animated WebPs as real encoders do, and
 # Pillow, which reads them back through libwebp's animation decoder), and Debian's ffmpeg: the
 # release the ffmpeg layer is compiled from, which the media code runs outside Lambda; and Debian's LibreOffice (-nogui) with the Carlito and
-# Caladea fonts, which /office-to-pdf runs outside its container image; and Debian's
+# Caladea fonts, which /office-to-pdf runs outside its container image; Debian's
 # Tesseract with the language data /ocr ships (eng, deu, fra, spa, ita, por, nld, and osd for
-# orientation), which /ocr runs outside Lambda and the tesseract layer is copied from. `npm test` runs this first;
+# orientation), which /ocr runs outside Lambda and the tesseract layer is copied from; oathtool, GNU
+# patch, PyYAML and PyJWT, the references of the data and crypto routes (TOTP codes, unified diffs,
+# YAML, signed JWTs). `npm test` runs this first;
 # no test file installs anything.
 #
 # Installs the missing ones from Debian's packages when it can (as root, or through sudo without a
@@ -45,6 +47,10 @@ tools=(
   tesseract-ocr-por:tessdata-por
   tesseract-ocr-nld:tessdata-nld
   tesseract-ocr-osd:tessdata-osd
+  oathtool:oathtool
+  patch:patch
+  python3-yaml:python3-yaml
+  python3-jwt:python3-jwt
 )
 
 # Where test/support/browser.ts looks for a Chromium, in the same order.
@@ -69,6 +75,8 @@ has() {
     identify) identify -version 2>/dev/null | grep -q ImageMagick ;;
     python3-pil) /usr/bin/python3 -c 'import PIL.WebPImagePlugin' 2>/dev/null ;;
     python3-zxing-cpp) /usr/bin/python3 -c 'import zxingcpp' 2>/dev/null ;;
+    python3-yaml) /usr/bin/python3 -c 'import yaml' 2>/dev/null ;;
+    python3-jwt) /usr/bin/python3 -c 'import jwt' 2>/dev/null ;;
     font-*) fc-list : family 2>/dev/null | grep -qi "^${1#font-}" ;;
     tessdata-*) tesseract --list-langs 2>/dev/null | grep -qx "${1#tessdata-}" ;;
     *) command -v "$1" >/dev/null 2>&1 ;;
@@ -88,7 +96,7 @@ missing_packages() {
 
 mapfile -t missing < <(missing_packages)
 if ((${#missing[@]} == 0)); then
-  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg, webp, python3-pil, libreoffice, fonts, zbar, dmtx, zint, zxing-cpp, tesseract)"
+  echo "system tools: all present (chromium, poppler-utils, qpdf, imagemagick, ghostscript, ffmpeg, webp, python3-pil, libreoffice, fonts, zbar, dmtx, zint, zxing-cpp, tesseract, oathtool, patch, python3-yaml, python3-jwt)"
   exit 0
 fi
 

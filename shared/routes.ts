@@ -1,5 +1,7 @@
 import { codeRoutes } from '#shared/routes/codes.ts';
 import { cryptoRoutes } from '#shared/routes/crypto.ts';
+import { moreCryptoRoutes } from '#shared/routes/crypto-more.ts';
+import { dataRoutes } from '#shared/routes/data.ts';
 import { documentRoutes } from '#shared/routes/documents.ts';
 import { imageRoutes } from '#shared/routes/image.ts';
 import { imageToolRoutes } from '#shared/routes/image-tools.ts';
@@ -31,7 +33,9 @@ export const routes: readonly RouteSpec[] = [
   ...mediaRoutes,
   ...mediaToolRoutes,
   ...textRoutes,
+  ...dataRoutes,
   ...cryptoRoutes,
   ...codeRoutes,
+  ...moreCryptoRoutes,
   ...jobsRoutes,
 ];

@@ -1004,6 +1004,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/data-convert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert data between JSON, YAML, TOML, CSV and XML
+         * @description Reads `text` as `from` and writes the same data as `to`. YAML is YAML 1.2 (core schema) read as plain data: unknown tags are read as the value they tag, and more than 100 resolved aliases (an alias bomb) are refused. TOML is 1.0. CSV is RFC 4180 with a header row: it becomes an array of objects of strings, and a row with another number of fields is refused; written, the header holds every field in the order first seen, and an object or array in a cell is written as JSON. XML is read without DTDs: only the predefined entities and character references are expanded, nothing is fetched, and a reference to a declared entity is refused; attributes become `@name` keys, text beside elements `#text`, a repeated element an array, and all text stays text. Data nested deeper than 128 levels, and a result past 4 MiB, are refused. Input that does not parse answers 400 `invalid_input` naming the line and column (for CSV the column counts fields); so does data the target cannot hold: null in TOML, NaN in JSON, a top-level array in TOML, a key that is no XML name.
+         */
+        post: operations["dataConvert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/markdown-to-html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render Markdown as HTML
+         * @description CommonMark with GitHub-style tables, by the renderer of /markdown-to-pdf: raw HTML in the Markdown is escaped and shown as text, never passed through. A fragment by default; `fullDocument` wraps it in a whole HTML5 document titled by the first heading. A table wider than 100 columns answers 400 `invalid_input`.
+         */
+        post: operations["markdownToHtml"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/text-diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Diff two texts
+         * @description format unified: a unified diff of lines (headers `--- original` and `+++ modified`) that GNU patch applies. format json: the texts as a list of equal, insert and delete changes, of lines, words or characters. `added` and `removed` count lines, words or characters. The search for the shortest diff stops after 0.5 s or 20 000 edits; the answer then replaces the original whole by the modified text: still a correct diff, not the shortest.
+         */
+        post: operations["textDiff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/json-validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate JSON against a JSON Schema
+         * @description JSON Schema 2020-12 (the default), 2019-09 or draft-07, chosen by `$schema`, with the formats of ajv-formats. `$ref` resolves inside the schema only: nothing is fetched, and a reference elsewhere answers 400 `invalid_input`, as does a schema that is not valid. `pattern`s run on RE2, in time linear in the text; a pattern RE2 cannot run (lookaround, backreferences) is refused. Compiling and validating stop after 1 s each (400 `invalid_input`): a schema can make the work exponential. Data or schema nested deeper than 128 levels answer 400 `validation_failed`. `errors` lists at most 100, `errorCount` all.
+         */
+        post: operations["jsonValidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hmac": {
         parameters: {
             query?: never;
@@ -1282,6 +1362,106 @@ export interface paths {
          * @description The source is downloaded under the source rules and read as the format its bytes show: an image (jpg, png, webp, avif, heic, svg, gif, tiff, bmp, ico; its upright first frame, the header checked against the 100-megapixel limit before decoding, as for the image routes) or a PDF, whose pages (`pages`, default the first 10) are rendered by the PDF rasterizer at 150 dpi under its limits. zxing-cpp reads every code it finds: QR, Micro QR, Data Matrix, Aztec, PDF417, Code 128, Code 39, Code 93, Codabar, EAN-13, EAN-8, UPC-A, UPC-E, ITF, DataBar. Each has its symbology, its text and the box around it in pixels of the image (or page); `page` for a PDF. No code: `{codes: []}`.
          */
         post: operations["barcodeRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jwt-sign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a JWT
+         * @description A JWS compact token that /jwt-verify accepts. Send exactly one key: `secret` for HS256/384/512, or `privateKey` (PEM or JWK) for RS*, PS* (RSA ≥ 2048 bits), ES256/384/512 (by the curve) and EdDSA. The key decides which algorithms fit, as in /jwt-verify; an `algorithm` that does not fit, an unreadable or public key, or a `secret` that is really a PEM or JWK key answers 400 `invalid_input`. `iat` is always set; `expiresIn` and `notBefore` are seconds after it.
+         */
+        post: operations["jwtSign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keypair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a key pair (RSA, EC, Ed25519, X25519)
+         * @description A new key pair from the CSPRNG: RSA (`modulusLength` 2048, 3072 or 4096), EC (`curve` P-256, P-384 or P-521), Ed25519 (signing) or X25519 (key agreement). PEM writes SPKI public and PKCS#8 private keys; jwk writes both as JWK objects. RSA 4096 takes a second or so.
+         */
+        post: operations["keypair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Current TOTP code (RFC 6238), and a new secret
+         * @description The code of the current period for `secret` (base32; spaces and padding are ignored), or for a new random 160-bit secret when none is sent, with an otpauth:// URL for authenticator apps and the seconds left in the period. A secret that is not base32 answers 400 `invalid_input`.
+         */
+        post: operations["totp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/totp-verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a TOTP code
+         * @description Whether `code` is the code of the current period or of one within `window` periods of it (default 1, to allow for clock drift); `delta` says which. The options must be those the code was made with.
+         */
+        post: operations["totpVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/password-strength": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate the strength of a password (zxcvbn)
+         * @description zxcvbn's estimate with its common and English dictionaries: score 0 (guessed at once) to 4 (very hard), log10 of the guesses needed, the time to guess it online (throttled to 100 guesses an hour) and offline (a slow hash, 10 000 guesses a second), and feedback in English. `userInputs` are words an attacker would try first.
+         */
+        post: operations["passwordStrength"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1704,6 +1884,36 @@ export interface components {
             /** @description At 200 words per minute, rounded up. */
             readingTimeSeconds: number;
         };
+        DataConvertResponse: {
+            result: string;
+        };
+        MarkdownToHtmlResponse: {
+            html: string;
+        };
+        TextDiffResponse: {
+            /** @description The unified diff (format unified); empty when the texts are equal. */
+            diff?: string;
+            /** @description The texts as a list of changes (format json). */
+            changes?: {
+                /** @enum {string} */
+                type: "equal" | "insert" | "delete";
+                value: string;
+            }[];
+            /** @description Lines, words or characters added. */
+            added: number;
+            /** @description Lines, words or characters removed. */
+            removed: number;
+        };
+        JsonValidateResponse: {
+            valid: boolean;
+            /** @description At most 100; errorCount counts them all. */
+            errors: {
+                /** @description JSON Pointer to the value, "" for the whole. */
+                path: string;
+                message: string;
+            }[];
+            errorCount: number;
+        };
         HmacResponse: {
             /** @enum {string} */
             algorithm: "sha256" | "sha1" | "sha384" | "sha512";
@@ -1777,6 +1987,42 @@ export interface components {
                 /** @description The PDF page it is on. */
                 page?: number;
             }[];
+        };
+        JwtSignResponse: {
+            token: string;
+        };
+        KeypairResponse: {
+            /** @enum {string} */
+            type: "rsa" | "ec" | "ed25519" | "x25519";
+            publicKey: string | {
+                [key: string]: unknown;
+            };
+            privateKey: string | {
+                [key: string]: unknown;
+            };
+        };
+        TotpResponse: {
+            secret: string;
+            otpauthUrl: string;
+            code: string;
+            remainingSeconds: number;
+        };
+        TotpVerifyResponse: {
+            valid: boolean;
+            /** @description Which period matched: −1 the previous, 0 the current, 1 the next. */
+            delta?: number;
+        };
+        PasswordStrengthResponse: {
+            score: number;
+            guessesLog10: number;
+            crackTimeSeconds: {
+                /** @description Throttled to 100 guesses an hour. */
+                online: number;
+                /** @description A slow hash: 10 000 guesses a second. */
+                offline: number;
+            };
+            warning: string;
+            suggestions: string[];
         };
         JobsResponse: {
             jobId: string;
@@ -3789,6 +4035,118 @@ export interface components {
                 };
             };
         };
+        DataConvertRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "name: Ada\nlanguages: [en, fr]\n",
+                 *       "from": "yaml",
+                 *       "to": "json"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The data, written in `from`. */
+                    text: string;
+                    /** @enum {string} */
+                    from: "json" | "yaml" | "toml" | "csv" | "xml";
+                    /** @enum {string} */
+                    to: "json" | "yaml" | "toml" | "csv" | "xml";
+                    /**
+                     * @description Spaces per level for json, yaml and xml; 0 writes one line (YAML in flow style). TOML and CSV have their own layout.
+                     * @default 2
+                     */
+                    indent?: number;
+                    /**
+                     * @description The CSV field delimiter, read and written: one character, e.g. `,` `;` `|` or a tab.
+                     * @default ,
+                     */
+                    delimiter?: string;
+                };
+            };
+        };
+        MarkdownToHtmlRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "markdown": "# Hello\n\nSome *emphasis* and <b>raw HTML</b>."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description CommonMark with GitHub-style tables; raw HTML is shown as text. */
+                    markdown: string;
+                    /**
+                     * @description false: an HTML fragment; true: a whole document, titled by its first heading.
+                     * @default false
+                     */
+                    fullDocument?: boolean;
+                };
+            };
+        };
+        TextDiffRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "original": "one\ntwo\nthree\n",
+                 *       "modified": "one\n2\nthree\n"
+                 *     }
+                 */
+                "application/json": {
+                    original: string;
+                    modified: string;
+                    /**
+                     * @description What a change is made of. word and char need format json: a unified diff is of lines.
+                     * @default line
+                     * @enum {string}
+                     */
+                    granularity?: "line" | "word" | "char";
+                    /**
+                     * @default unified
+                     * @enum {string}
+                     */
+                    format?: "unified" | "json";
+                    /**
+                     * @description Unchanged lines around each hunk (unified).
+                     * @default 3
+                     */
+                    context?: number;
+                };
+            };
+        };
+        JsonValidateRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "name": "Ada",
+                 *         "age": -1
+                 *       },
+                 *       "schema": {
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "name": {
+                 *             "type": "string"
+                 *           },
+                 *           "age": {
+                 *             "type": "integer",
+                 *             "minimum": 0
+                 *           }
+                 *         },
+                 *         "required": [
+                 *           "name"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Any JSON value (required; null is a value). */
+                    data: unknown;
+                    /** @description A JSON Schema (2020-12 by default; 2019-09 or draft-07 when its $schema says so). */
+                    schema: {
+                        [key: string]: unknown;
+                    } | boolean;
+                };
+            };
+        };
         HmacRequest: {
             content: {
                 /**
@@ -4088,6 +4446,168 @@ export interface components {
                     sourceUrl: string;
                     /** @description For a PDF, the pages to read, like "1-3,5" (default the first 10); ignored for images. */
                     pages?: string;
+                };
+            };
+        };
+        JwtSignRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "payload": {
+                 *         "sub": "1234567890",
+                 *         "name": "John Doe"
+                 *       },
+                 *       "secret": "your-256-bit-secret",
+                 *       "expiresIn": 3600
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The claims; iat is set, and exp, nbf, iss, aud, sub from the fields below. */
+                    payload: {
+                        [key: string]: unknown;
+                    };
+                    /** @description The HMAC secret (UTF-8) for HS256, HS384, HS512. */
+                    secret?: string;
+                    /** @description A PEM private key (PKCS#8, PKCS#1 or SEC 1) or a private JWK: RSA ≥ 2048 bits, EC P-256/384/521, Ed25519. */
+                    privateKey?: string | {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description Default: HS256 with a secret, the key’s own (RS256, ES256/384/512, EdDSA) with a private key.
+                     * @enum {string}
+                     */
+                    algorithm?: "HS256" | "HS384" | "HS512" | "RS256" | "RS384" | "RS512" | "PS256" | "PS384" | "PS512" | "ES256" | "ES384" | "ES512" | "EdDSA" | "Ed25519";
+                    /** @description exp: this many seconds after iat. */
+                    expiresIn?: number;
+                    /** @description nbf: this many seconds after iat. */
+                    notBefore?: number;
+                    issuer?: string;
+                    audience?: string | string[];
+                    subject?: string;
+                    /** @description The kid header. */
+                    keyId?: string;
+                } & (unknown | unknown);
+            };
+        };
+        KeypairRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "ed25519"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @default rsa
+                     * @enum {string}
+                     */
+                    type?: "rsa" | "ec" | "ed25519" | "x25519";
+                    /**
+                     * @description RSA only; default 2048.
+                     * @enum {number}
+                     */
+                    modulusLength?: 2048 | 3072 | 4096;
+                    /**
+                     * @description EC only; default P-256.
+                     * @enum {string}
+                     */
+                    curve?: "P-256" | "P-384" | "P-521";
+                    /**
+                     * @description pem: SPKI public and PKCS#8 private keys; jwk: both as JWK.
+                     * @default pem
+                     * @enum {string}
+                     */
+                    format?: "pem" | "jwk";
+                } & (unknown & unknown);
+            };
+        };
+        TotpRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "secret": "JBSWY3DPEHPK3PXP",
+                 *       "issuer": "Acme",
+                 *       "account": "ada@example.com"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Base32 (RFC 4648); absent: a new random 160-bit one. */
+                    secret?: string;
+                    issuer?: string;
+                    account?: string;
+                    /**
+                     * @default 6
+                     * @enum {number}
+                     */
+                    digits?: 6 | 8;
+                    /**
+                     * @description Seconds.
+                     * @default 30
+                     */
+                    period?: number;
+                    /**
+                     * @default sha1
+                     * @enum {string}
+                     */
+                    algorithm?: "sha1" | "sha256" | "sha512";
+                };
+            };
+        };
+        TotpVerifyRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "secret": "JBSWY3DPEHPK3PXP",
+                 *       "code": "325249"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Base32 (RFC 4648). */
+                    secret: string;
+                    code: string;
+                    /**
+                     * @description Periods before and after the current one to accept.
+                     * @default 1
+                     */
+                    window?: number;
+                    issuer?: string;
+                    account?: string;
+                    /**
+                     * @default 6
+                     * @enum {number}
+                     */
+                    digits?: 6 | 8;
+                    /**
+                     * @description Seconds.
+                     * @default 30
+                     */
+                    period?: number;
+                    /**
+                     * @default sha1
+                     * @enum {string}
+                     */
+                    algorithm?: "sha1" | "sha256" | "sha512";
+                };
+            };
+        };
+        PasswordStrengthRequest: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "correct horse battery staple",
+                 *       "userInputs": [
+                 *         "ada"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description At most 256 characters (zxcvbn reads no more). */
+                    password: string;
+                    /**
+                     * @description Words an attacker would try first: the user’s name, the site’s name.
+                     * @default []
+                     */
+                    userInputs?: string[];
                 };
             };
         };
@@ -8410,6 +8930,211 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    dataConvert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DataConvertRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": "{\n  \"name\": \"Ada\",\n  \"languages\": [\n    \"en\",\n    \"fr\"\n  ]\n}"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataConvertResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    markdownToHtml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["MarkdownToHtmlRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "html": "<h1>Hello</h1>\n<p>Some <em>emphasis</em> and &lt;b&gt;raw HTML&lt;/b&gt;.</p>\n"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MarkdownToHtmlResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    textDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["TextDiffRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "diff": "===================================================================\n--- original\n+++ modified\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n",
+                     *       "added": 1,
+                     *       "removed": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TextDiffResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    jsonValidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["JsonValidateRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "valid": false,
+                     *       "errors": [
+                     *         {
+                     *           "path": "/age",
+                     *           "message": "must be >= 0"
+                     *         }
+                     *       ],
+                     *       "errorCount": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JsonValidateResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     hmac: {
         parameters: {
             query?: never;
@@ -9229,6 +9954,263 @@ export interface operations {
             429: components["responses"]["RateLimitExceeded"];
             500: components["responses"]["InternalError"];
             504: components["responses"]["SourceTimeout"];
+        };
+    };
+    jwtSign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["JwtSignRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNzk1ODY3MjAwLCJleHAiOjE3OTU4NzA4MDB9.zEH7ZBYoAXOSaX1pCwnEQNCRoGzyozZ0hdSaCz0Zf7c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JwtSignResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    keypair: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["KeypairRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "ed25519",
+                     *       "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA+BF48/BNZCg5q4l5cMi/ZP782N2Jdmqtx7EwnR/7LjI=\n-----END PUBLIC KEY-----\n",
+                     *       "privateKey": "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIHMMJNqFe7AK0LO+Mdiz7UrvFhowUIldWm+hJTGOEMsj\n-----END PRIVATE KEY-----\n"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["KeypairResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    totp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["TotpRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "JBSWY3DPEHPK3PXP",
+                     *       "otpauthUrl": "otpauth://totp/Acme:ada%40example.com?issuer=Acme&secret=JBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30",
+                     *       "code": "061836",
+                     *       "remainingSeconds": 11
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TotpResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    totpVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["TotpVerifyRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "valid": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TotpVerifyResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`, `invalid_input`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed" | "invalid_input";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    passwordStrength: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PasswordStrengthRequest"];
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "score": 4,
+                     *       "guessesLog10": 19.7220819284034,
+                     *       "crackTimeSeconds": {
+                     *         "online": 1.89838559232e+21,
+                     *         "offline": 5273293312000000
+                     *       },
+                     *       "warning": "",
+                     *       "suggestions": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasswordStrengthResponse"];
+                };
+            };
+            /** @description Bad request: `invalid_json`, `validation_failed`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_json" | "validation_failed";
+                    };
+                };
+            };
+            401: components["responses"]["InvalidApiKey"];
+            403: components["responses"]["InvalidProxySecret"];
+            413: components["responses"]["RequestTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimitExceeded"];
+            500: components["responses"]["InternalError"];
         };
     };
     jobs: {

@@ -107,7 +107,8 @@ function fromJwk(jwk: Record<string, unknown>): VerificationKey {
   return { ...described, fits: [jwk.alg as JwsAlgorithm] };
 }
 
-function describe(key: KeyObject): VerificationKey {
+/** What a public key may verify; `field` names the request field in messages. */
+export function describe(key: KeyObject, field = 'publicKey'): VerificationKey {
   switch (key.asymmetricKeyType) {
     case 'rsa':
     case 'rsa-pss': {
@@ -115,7 +116,7 @@ function describe(key: KeyObject): VerificationKey {
       if (bits < MIN_RSA_BITS) {
         throw new ApiError(
           'invalid_input',
-          `publicKey is an RSA key of ${bits} bits; at least ${MIN_RSA_BITS} are required.`,
+          `${field} is an RSA key of ${bits} bits; at least ${MIN_RSA_BITS} are required.`,
         );
       }
       const fits =
@@ -126,7 +127,7 @@ function describe(key: KeyObject): VerificationKey {
       const curve = key.asymmetricKeyDetails?.namedCurve ?? '';
       const alg = curveAlgorithms[curve];
       if (!alg)
-        throw new ApiError('invalid_input', 'publicKey is on an EC curve other than P-256, P-384 or P-521.');
+        throw new ApiError('invalid_input', `${field} is on an EC curve other than P-256, P-384 or P-521.`);
       return {
         key,
         fits: [alg],
@@ -138,7 +139,7 @@ function describe(key: KeyObject): VerificationKey {
     default:
       throw new ApiError(
         'invalid_input',
-        'publicKey is of an unsupported type; use RSA, EC (P-256/384/521) or Ed25519.',
+        `${field} is of an unsupported type; use RSA, EC (P-256/384/521) or Ed25519.`,
       );
   }
 }

@@ -1,6 +1,6 @@
 import MarkdownIt from 'markdown-it';
 import { maxTableColumns } from '#shared/documents/browser-limits.ts';
-import { ApiError } from '#shared/errors.ts';
+import { ApiError, type ErrorCode } from '#shared/errors.ts';
 
 // CommonMark, plus GitHub-style tables; raw HTML is escaped and shown as text, never rendered.
 const markdown = new MarkdownIt('commonmark', { html: false }).enable('table');
@@ -38,20 +38,41 @@ function delimiterColumns(line: string): number {
  * Refuses a table wider than maxTableColumns, before parsing: markdown-it spends seconds on the
  * cells of a table 20 000 columns wide, and the browser's layout far longer.
  */
-function checkTables(text: string): void {
+function checkTables(text: string, code: ErrorCode): void {
   for (const line of text.split('\n')) {
     const columns = delimiterColumns(line);
     if (columns > maxTableColumns) {
       throw new ApiError(
-        'invalid_source_file',
+        code,
         `A table of the Markdown has ${columns} columns; a table may have at most ${maxTableColumns}.`,
       );
     }
   }
 }
 
+/**
+ * The Markdown as an HTML fragment, and the plain text of its first heading. A table too wide to
+ * render answers `code`: the fault of a downloaded file, or of a field of the request.
+ */
+export function renderMarkdown(text: string, code: ErrorCode): { html: string; title: string | undefined } {
+  checkTables(text, code);
+  const tokens = markdown.parse(text, {});
+  const heading = tokens.findIndex((token) => token.type === 'heading_open');
+  const title =
+    heading === -1
+      ? undefined
+      : tokens[heading + 1]?.children
+          ?.filter((child) => child.type === 'text' || child.type === 'code_inline')
+          .map((child) => child.content)
+          .join('');
+  return { html: markdown.renderer.render(tokens, markdown.options, {}), title };
+}
+
+/** Text made safe to place in HTML, as the renderer escapes it. */
+export const escapeHtml = (text: string) => markdown.utils.escapeHtml(text);
+
 /** The Markdown as a whole HTML document, ready to print. */
 export function markdownToHtml(text: string): string {
-  checkTables(text);
-  return `<!doctype html><html><head><meta charset="utf-8"><style>${printStyle}</style></head><body>${markdown.render(text)}</body></html>`;
+  const { html } = renderMarkdown(text, 'invalid_source_file');
+  return `<!doctype html><html><head><meta charset="utf-8"><style>${printStyle}</style></head><body>${html}</body></html>`;
 }

@@ -24,7 +24,7 @@ import {
  */
 
 const CALL_MS = 10_000;
-const RUNS_PER_ROUTE = 60;
+const RUNS_PER_ROUTE = 30;
 
 /** Answers given before the work function runs: content type, size, JSON syntax, schema. */
 const gateCodes = new Set([

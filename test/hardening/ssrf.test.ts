@@ -218,11 +218,17 @@ describe('redirects are never followed, whatever they point at', () => {
 
   // In-process, where loopback sources are allowed (the test configuration): a redirect must still
   // be refused before its target is contacted, so a public host cannot bounce a request inward.
+  // Every route downloads through the one source module: the first route of each family meets
+  // every redirect status with every kind of target, the others a 302 to the secret.
+  const families = new Set<string>();
   for (const route of downloadingRoutes()) {
-    it(`${route.path} answers 400 source_redirect for 301, 302, 303, 307 and 308`, async () => {
+    const whole = !families.has(route.tag);
+    families.add(route.tag);
+    const statuses = whole ? [301, 302, 303, 307, 308] : [302];
+    it(`${route.path} answers 400 source_redirect for ${statuses.join(', ')}`, async () => {
       const handler = await handlerOf(route);
-      for (const [index, status] of [301, 302, 303, 307, 308].entries()) {
-        for (const location of locations(server.url('/secret'))) {
+      for (const [index, status] of statuses.entries()) {
+        for (const location of whole ? locations(server.url('/secret')) : [server.url('/secret')]) {
           const hop = server.route(`/hop-${status}-${index}`, (_request, response) => {
             response.writeHead(status, { Location: location }).end();
           });

@@ -1,5 +1,8 @@
+import { createPublicKey } from 'node:crypto';
+import { URI } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { decryptText } from '#shared/crypto/decrypt.ts';
+import { verifyJwt } from '#shared/crypto/jwt-verify.ts';
 import { verifyPassword } from '#shared/crypto/password-verify.ts';
 import { buildOpenApiDocument } from '#shared/openapi/document.ts';
 import type { RouteSpec } from '#shared/routes/types.ts';
@@ -35,6 +38,42 @@ const random: Record<
   },
   '/encrypt': async (request, example) => {
     expect(await decryptText(example.ciphertext as string, request.passphrase as string)).toBe(request.text);
+  },
+  '/jwt-sign': async (request, example) => {
+    const issuedAt = new Date('2026-11-28T12:00:00Z');
+    const verdict = await verifyJwt({
+      token: example.token as string,
+      secret: request.secret as string,
+      now: issuedAt,
+    });
+    expect(verdict).toEqual({
+      valid: true,
+      payload: {
+        ...(request.payload as object),
+        iat: issuedAt.getTime() / 1000,
+        exp: issuedAt.getTime() / 1000 + 3600,
+      },
+    });
+  },
+  '/keypair': async (request, example) => {
+    expect(example.type).toBe(request.type);
+    const derived = createPublicKey(example.privateKey as string).export({ format: 'pem', type: 'spki' });
+    expect(derived).toBe(example.publicKey);
+  },
+  '/totp': async (request, example) => {
+    const totp = URI.parse(example.otpauthUrl as string);
+    expect(totp.secret.base32).toBe(request.secret);
+    // The documented code is the one of the period that has `remainingSeconds` left at its time.
+    expect(
+      totp.validate({
+        token: example.code as string,
+        timestamp: Date.parse('2026-11-28T12:00:19Z'),
+        window: 0,
+      }),
+    ).toBe(0);
+  },
+  '/totp-verify': async (_request, example) => {
+    expect(example).toEqual({ valid: false });
   },
 };
 
