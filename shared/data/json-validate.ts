@@ -16,11 +16,12 @@ export interface JsonValidation {
 /**
  * Patterns run on RE2 (in linear time, whatever the pattern), never on a backtracking engine. RE2
  * has no lookaround and no backreferences; a schema that uses them is refused as it compiles.
+ * Ajv keeps one compiled pattern per `toString()`, so each must print as its own pattern.
  */
 const linearRegExp = Object.assign(
   (pattern: string) => {
     const compiled = RE2JS.compile(pattern);
-    return { test: (text: string) => compiled.test(text) };
+    return { test: (text: string) => compiled.test(text), toString: () => `/${pattern}/` };
   },
   { code: 'RE2JS.compile' },
 );

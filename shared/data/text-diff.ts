@@ -4,6 +4,7 @@ import {
   diffChars,
   diffLines,
   diffWords,
+  FILE_HEADERS_ONLY,
   formatPatch,
   lineDiff,
   type StructuredPatch,
@@ -49,7 +50,7 @@ function unifiedDiff({ original, modified, context }: TextDiffInput): TextDiff {
     }) ?? wholeReplacement(original, modified);
   const lines = patch.hunks.flatMap((hunk) => hunk.lines);
   return {
-    diff: patch.hunks.length === 0 ? '' : formatPatch(patch),
+    diff: patch.hunks.length === 0 ? '' : formatPatch(patch, FILE_HEADERS_ONLY),
     added: lines.filter((line) => line.startsWith('+')).length,
     removed: lines.filter((line) => line.startsWith('-')).length,
   };
