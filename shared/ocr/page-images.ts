@@ -36,11 +36,19 @@ const minStatedDpi = 100;
 export const fittingScale = (pixels: number) =>
   pixels <= maxOcrPixels ? 1 : Math.sqrt(maxOcrPixels / pixels);
 
-/** The dpi a PDF page is rendered at: 300, or less for a page that would pass the pixel bound. */
+/**
+ * The dpi a PDF page is rendered at: 300, or less for a page that would pass the pixel bound, down
+ * to a fraction of one dpi for a page hundreds of metres wide (a whole number would floor there and
+ * break the bound).
+ */
 export function renderDpi(size: PageSize): number {
-  const atFull = Math.ceil((size.width * ocrDpi) / 72) * Math.ceil((size.height * ocrDpi) / 72);
-  // One below the exact fit: each side is rounded up to whole pixels.
-  return atFull <= maxOcrPixels ? ocrDpi : Math.max(1, Math.floor(ocrDpi * fittingScale(atFull)) - 1);
+  const pixelsAt = (dpi: number) => Math.ceil((size.width * dpi) / 72) * Math.ceil((size.height * dpi) / 72);
+  if (pixelsAt(ocrDpi) <= maxOcrPixels) return ocrDpi;
+  let dpi = ocrDpi * fittingScale(pixelsAt(ocrDpi));
+  if (dpi >= 2) dpi = Math.floor(dpi);
+  // Each side is rounded up to whole pixels: step down until the rounded sides fit too.
+  while (pixelsAt(dpi) > maxOcrPixels) dpi = dpi >= 2 ? dpi - 1 : dpi * 0.99;
+  return dpi;
 }
 
 /**

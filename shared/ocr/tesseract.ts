@@ -166,7 +166,7 @@ export async function recognisePage(
     '1',
     '--oem',
     '1',
-    ...(options.dpi === undefined ? [] : ['--dpi', String(Math.round(options.dpi))]),
+    ...(options.dpi === undefined ? [] : ['--dpi', String(Math.max(1, Math.round(options.dpi)))]),
     '-c',
     'tessedit_create_txt=1',
     '-c',

@@ -78,12 +78,18 @@ describe('checks made before the work', () => {
 
   it('renders PDF pages at 300 dpi, or at the dpi that keeps them within the pixel bound', () => {
     expect(renderDpi({ width: 595, height: 842 })).toBe(300);
-    const poster = { width: 2384, height: 3370 };
-    const dpi = renderDpi(poster);
-    expect(dpi).toBeLessThan(300);
-    expect(Math.ceil((poster.width * dpi) / 72) * Math.ceil((poster.height * dpi) / 72)).toBeLessThanOrEqual(
-      maxOcrPixels,
-    );
+    // An A0 poster, and a page a million points square (pdfium renders what it is asked to).
+    for (const page of [
+      { width: 2384, height: 3370 },
+      { width: 1_000_000, height: 1_000_000 },
+    ]) {
+      const dpi = renderDpi(page);
+      expect(dpi).toBeLessThan(300);
+      expect(dpi).toBeGreaterThan(0);
+      const pixels = Math.ceil((page.width * dpi) / 72) * Math.ceil((page.height * dpi) / 72);
+      expect(pixels).toBeLessThanOrEqual(maxOcrPixels);
+      expect(pixels).toBeGreaterThan(maxOcrPixels * 0.9);
+    }
     expect(fittingScale(maxOcrPixels)).toBe(1);
     expect(fittingScale(maxOcrPixels * 4)).toBeCloseTo(0.5);
   });
