@@ -208,13 +208,17 @@ const CALL_MS = 120_000;
 /** Bodies the document admits for an operation, `count` at most, drawn with the fuzz seed. */
 function admittedBodies(ajv: Ajv2020, operation: Operation, sources: Record<string, string>, count: number) {
   const valid = ajv.compile(operation.body!);
-  const candidates = fc.sample(arbitraryOf(operation.body!, '', sources), {
-    // Most random bodies miss a pattern somewhere (dates, colours, ranges, a password's line
-    // breaks): draw plenty, cheaply.
-    numRuns: Math.max(count * 40, 200),
-    seed: fuzzSeed,
-  });
-  return candidates.filter((candidate) => valid(candidate)).slice(0, count);
+  const arbitrary = arbitraryOf(operation.body!, '', sources);
+  const admitted: unknown[] = [];
+  // Most random bodies miss a pattern somewhere (dates, colours, ranges, a password's line
+  // breaks): draw plenty, cheaply, in rounds until enough are admitted (a body of many patterned
+  // fields, like /pdf-metadata's, needs several rounds).
+  const perRound = Math.max(count * 40, 200);
+  for (let round = 0; round < 25 && admitted.length < count; round += 1) {
+    const candidates = fc.sample(arbitrary, { numRuns: perRound, seed: fuzzSeed + round });
+    admitted.push(...candidates.filter((candidate) => valid(candidate)));
+  }
+  return admitted.slice(0, count);
 }
 
 /**
