@@ -50,9 +50,11 @@ const startScript = `(() => {
   const withFileAnswers = (spec) => {
     for (const item of Object.values(spec.paths ?? {})) {
       for (const operation of Object.values(item ?? {})) {
+        // The JSON answer of a result sent to outputUrl is left out here: listed, it would be the
+        // type Swagger UI asks for (it prefers JSON), and the description already tells of it.
         const ok = operation?.responses?.['200'];
-        const types = Object.keys(ok?.content ?? {});
-        if (!types.length || !types.every((type) => isFile(ok.content[type]))) continue;
+        const types = Object.keys(ok?.content ?? {}).filter((type) => isFile(ok.content[type]));
+        if (!types.length) continue;
         const example = fileExample(types);
         const content = { '*/*': { schema: ok.content[types[0]].schema, example } };
         for (const type of types) content[type] = { ...ok.content[type], example: fileExample([type]) };
