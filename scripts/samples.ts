@@ -1,7 +1,8 @@
 /**
  * Sample files for README's examples, made here and served on loopback:
  *
- *   npm run samples        # http://127.0.0.1:3001/photo.jpg, paper.pdf, annex.pdf, form.pdf, clip.mp4, report.docx,
+ *   npm run samples        # http://127.0.0.1:3001/photo.jpg, paper.pdf, locked.pdf (password reader),
+ *                          # annex.pdf, form.pdf, clip.mp4, report.docx,
  *                          # page.html (with page.css and the photo; its table is drawn by a script)
  *
  * The service downloads sources from loopback only with SOURCE_ALLOW_PRIVATE=true (README's quick
@@ -13,7 +14,7 @@
  */
 import { execFile } from 'node:child_process';
 import { timingSafeEqual } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ import sharp from 'sharp';
 import { stateDirOf, storedWebhookSecret } from '../infra/local/state.ts';
 import { stopOnSignals } from '../infra/local/stop-signals.ts';
 import { signBody } from '../shared/jobs/webhook.ts';
+import { qpdfPath } from '../shared/pdf/qpdf.ts';
 import { makeDocx } from '../test/support/office-documents.ts';
 import { referenceFfmpeg } from '../test/support/reference-tools.ts';
 
@@ -67,14 +69,30 @@ async function paper(title: string, pages: number): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
-/** A one-page PDF with a form: a text field "name" and a checkbox "subscribe". */
+/**
+ * A one-page PDF with a form: a text field "name", filled in with "Grace Hopper", and a checkbox
+ * "subscribe", each with its label.
+ */
 async function form(): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const page = doc.addPage([400, 300]);
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  page.drawText('Name', { x: 20, y: 270, size: 12, font });
+  page.drawText('Subscribe to the newsletter', { x: 44, y: 204, size: 12, font });
   const fields = doc.getForm();
-  fields.createTextField('name').addToPage(page, { x: 20, y: 240, width: 200, height: 24 });
+  const name = fields.createTextField('name');
+  name.setText('Grace Hopper');
+  name.addToPage(page, { x: 20, y: 240, width: 200, height: 24 });
   fields.createCheckBox('subscribe').addToPage(page, { x: 20, y: 200, width: 16, height: 16 });
   return Buffer.from(await doc.save());
+}
+
+/** The sample paper encrypted (AES-256) by qpdf: user password "reader", owner password "owner-secret". */
+async function locked(paperPdf: Buffer, folder: string): Promise<Buffer> {
+  const [plain, encrypted] = [join(folder, 'paper.pdf'), join(folder, 'locked.pdf')];
+  await writeFile(plain, paperPdf);
+  await promisify(execFile)(qpdfPath, ['--encrypt', 'reader', 'owner-secret', '256', '--', plain, encrypted]);
+  return readFile(encrypted);
 }
 
 /** A 4 s 320×240 MP4: a test pattern (H.264) with a 440 Hz tone (AAC). */
@@ -110,6 +128,7 @@ const folder = await mkdtemp(join(tmpdir(), 'samples-'));
 const files: Record<string, { type: string; body: Buffer }> = {
   '/photo.jpg': { type: 'image/jpeg', body: await photo() },
   '/paper.pdf': { type: 'application/pdf', body: await paper('Sample paper', 8) },
+  '/locked.pdf': { type: 'application/pdf', body: await locked(await paper('Sample paper', 8), folder) },
   '/annex.pdf': { type: 'application/pdf', body: await paper('Annex', 2) },
   '/form.pdf': { type: 'application/pdf', body: await form() },
   '/clip.mp4': { type: 'video/mp4', body: await clip(folder) },

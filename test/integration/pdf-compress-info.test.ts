@@ -149,6 +149,8 @@ describe('POST /pdf-info', () => {
     expect(answer.json()).toEqual({
       pages: 3,
       encrypted: false,
+      permissions: null,
+      formFields: [],
       pdfVersion: '1.7',
       title: 'Plain text',
       author: 'Test Author',

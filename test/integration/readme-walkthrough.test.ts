@@ -106,7 +106,12 @@ const pdfText: Record<string, RegExp> = {
   'report.pdf': /Revenue grew by seven percent/,
   'numbered.pdf': /Page 1 of 8[\s\S]*Page 8 of 8/,
   'filled.pdf': /Ada Lovelace/,
+  'flat.pdf': /Name[\s\S]*Grace Hopper/,
+  'locked.pdf': /Sample paper, page 1 of 8/,
 };
+
+/** The user password of a PDF an example encrypts, to read it back. */
+const pdfPasswords: Record<string, string> = { 'locked.pdf': 'reader' };
 
 /** The share of pixels darker than light grey: a blank page or a loading spinner has almost none. */
 async function inkShare(image: Buffer): Promise<number> {
@@ -123,7 +128,11 @@ async function inkShare(image: Buffer): Promise<number> {
 /** Checks what a saved file shows, beyond its type. */
 async function expectContent(path: string, name: string, extension: string) {
   if (extension === 'pdf') {
-    const { stdout: text } = await run('pdftotext', ['-layout', path, '-']);
+    const password = pdfPasswords[name];
+    const { stdout: text } = await run('pdftotext', [
+      ...(password ? ['-upw', password] : []),
+      ...['-layout', path, '-'],
+    ]);
     const expected = pdfText[name];
     if (expected) {
       expect(text, `${name}: its text`).toMatch(expected);
