@@ -8,6 +8,8 @@
  *                                 our middleware, no log line, no gateway
  *   bare-text-server.ts handler   the routes' Lambda handlers (middy stack, zod, logging) invoked
  *                                 directly, without the gateway's emulation of API Gateway
+ *   bare-text-server.ts data-middy  the data and crypto routes as bare middy handlers: the JSON body
+ *                                 parser, each route's zod schema and its work (data-work.ts)
  */
 
 import { createServer } from 'node:http';
@@ -22,6 +24,7 @@ import { slugify } from '#shared/text/slugify.ts';
 import { installAwsLambdaGlobal } from '../../infra/local/awslambda.ts';
 import { invokeHandler } from '../../infra/local/invoke.ts';
 import { apiEvent, lambdaContext } from '../../test/support/lambda.ts';
+import { dataWork } from './data-work.ts';
 
 type Answer = { status: number; headers: Record<string, string | string[]>; body: string | Buffer };
 
@@ -64,6 +67,19 @@ function bareMiddy(): Record<string, (body: string) => Promise<Answer>> {
   };
 }
 
+/** The data and crypto routes, each as a bare middy handler over its schema and work. */
+function dataMiddy(): Record<string, (body: string) => Promise<Answer>> {
+  const context = lambdaContext();
+  return Object.fromEntries(
+    Object.entries(dataWork).map(([path, { schema, run }]) => {
+      const handler = middy<APIGatewayProxyEvent, Answer>()
+        .use(httpJsonBodyParser())
+        .handler(async (event) => json(await run(schema.parse(event.body))));
+      return [path, (body: string) => handler(apiEvent(body, { tier: 'enterprise' }), context)];
+    }),
+  );
+}
+
 async function handlers(): Promise<Record<string, (body: string) => Promise<Answer>>> {
   installAwsLambdaGlobal();
   batchLogLines(); // as the gateway does
@@ -83,7 +99,12 @@ async function handlers(): Promise<Record<string, (body: string) => Promise<Answ
   return routes;
 }
 
-const modes = { bare: async () => bare, middy: async () => bareMiddy(), handler: handlers };
+const modes = {
+  bare: async () => bare,
+  middy: async () => bareMiddy(),
+  handler: handlers,
+  'data-middy': async () => dataMiddy(),
+};
 const work = await modes[process.argv[2] as keyof typeof modes]();
 
 const server = createServer((request, response) => {

@@ -8,6 +8,7 @@
  *   npm run bench -- --only images,text --runs 7 --json results.json
  *   npm run bench -- --only pdf-bytes      # one section: compress vs Ghostscript, merge vs qpdf
  *   npm run bench -- --only pdf-crypt      # protect and unlock vs qpdf
+ *   npm run bench -- --only data-tools     # data and crypto routes vs a bare middy handler
  *
  * Inputs are generated into a temporary folder and deleted at the end. Not part of `npm test`.
  */
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchColdStart } from './cold-start.ts';
 import { type BenchContext, findTools } from './context.ts';
+import { benchDataTools } from './data-tools.ts';
 import { benchDocuments } from './documents.ts';
 import { benchFixedCost } from './fixed-cost.ts';
 import { benchImages } from './image.ts';
@@ -49,6 +51,7 @@ const sections: Record<string, (context: BenchContext) => Promise<SectionResult>
   documents: benchDocuments,
   ocr: benchOcr,
   text: benchText,
+  'data-tools': benchDataTools,
   'cold-start': benchColdStart,
   memory: benchMemory,
   'memory-ops': benchMemoryOps,

@@ -14,7 +14,7 @@ import { BENCH_KEY } from './service.ts';
  * handler (the least any middy handler costs).
  */
 
-const CONNECTIONS = 16;
+export const CONNECTIONS = 16;
 
 const cases = [
   { path: '/slugify', body: { text: 'Héllo Wörld! Ünïcode text for a benchmark, with some punctuation…' } },
@@ -27,7 +27,10 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startBaseline(rootDir: string, mode: 'bare' | 'middy' | 'handler'): Promise<Server> {
+export async function startBaseline(
+  rootDir: string,
+  mode: 'bare' | 'middy' | 'handler' | 'data-middy',
+): Promise<Server> {
   const child = spawn(
     process.execPath,
     ['--disable-warning=ExperimentalWarning', 'scripts/bench/bare-text-server.ts', mode],
@@ -55,7 +58,7 @@ async function startBaseline(rootDir: string, mode: 'bare' | 'middy' | 'handler'
   };
 }
 
-interface Run extends LoadResult {
+export interface Run extends LoadResult {
   /** Server CPU time per answered request, in microseconds. */
   cpuMicros: number;
   /** CPU time of the server's child processes (the gateway's workers) per answered request. */
@@ -74,7 +77,11 @@ async function childCpu(pid: number): Promise<Map<number, number>> {
   return times;
 }
 
-async function load(server: Pick<Server, 'port' | 'pid'>, request: Buffer, durationMs: number): Promise<Run> {
+export async function load(
+  server: Pick<Server, 'port' | 'pid'>,
+  request: Buffer,
+  durationMs: number,
+): Promise<Run> {
   const before = await cpuTimeMs(server.pid);
   const childrenBefore = await childCpu(server.pid);
   const result = await hammer({ port: server.port, request, connections: CONNECTIONS, durationMs });
@@ -90,7 +97,7 @@ async function load(server: Pick<Server, 'port' | 'pid'>, request: Buffer, durat
  * rate still doubles for several seconds after the first (measured: 0.6k, 1.6k, 2.1k requests/s in
  * the first three 2 s runs, then flat), so a short warm-up measured their start, not their pace.
  */
-async function warm(server: Pick<Server, 'port' | 'pid'>, request: Buffer): Promise<void> {
+export async function warm(server: Pick<Server, 'port' | 'pid'>, request: Buffer): Promise<void> {
   let previous = 0;
   for (let second = 0; second < 12; second += 1) {
     const { requestsPerSecond } = await hammer({
