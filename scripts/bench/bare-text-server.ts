@@ -69,13 +69,13 @@ function bareMiddy(): Record<string, (body: string) => Promise<Answer>> {
 
 /** The data and crypto routes, each as a bare middy handler over its schema and work. */
 function dataMiddy(): Record<string, (body: string) => Promise<Answer>> {
-  const context = lambdaContext();
   return Object.fromEntries(
     Object.entries(dataWork).map(([path, { schema, run }]) => {
       const handler = middy<APIGatewayProxyEvent, Answer>()
         .use(httpJsonBodyParser())
         .handler(async (event) => json(await run(schema.parse(event.body))));
-      return [path, (body: string) => handler(apiEvent(body, { tier: 'enterprise' }), context)];
+      // A context a request: a Lambda context's remaining time runs out a minute after it is made.
+      return [path, (body: string) => handler(apiEvent(body, { tier: 'enterprise' }), lambdaContext())];
     }),
   );
 }
