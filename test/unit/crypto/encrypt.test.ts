@@ -13,16 +13,8 @@ import {
   seal,
   TAG_BYTES,
 } from '#shared/crypto/envelope.ts';
-import { ApiError } from '#shared/errors.ts';
-
-const codeOf = async (run: () => unknown) => {
-  try {
-    await run();
-  } catch (error) {
-    return error instanceof ApiError ? error.code : `not an ApiError: ${String(error)}`;
-  }
-  return 'accepted';
-};
+import type { ApiError } from '#shared/errors.ts';
+import { codeOf } from '../../support/http-error.ts';
 
 const flipBit = (text: string, bit: number) => {
   const bytes = Buffer.from(text, 'base64url');

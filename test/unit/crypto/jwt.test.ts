@@ -3,16 +3,7 @@ import { base64url, type CompactJWSHeaderParameters, exportJWK, type JWTPayload,
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeToken } from '#shared/crypto/jwt-decode.ts';
 import { verifyJwt } from '#shared/crypto/jwt-verify.ts';
-import { ApiError } from '#shared/errors.ts';
-
-const codeOf = async (run: () => unknown) => {
-  try {
-    await run();
-  } catch (error) {
-    return error instanceof ApiError ? error.code : `not an ApiError: ${String(error)}`;
-  }
-  return 'accepted';
-};
+import { codeOf } from '../../support/http-error.ts';
 
 // RFC 7515 Appendix A.1 (= RFC 7519 §3.1): HS256, key from the JWK below, exp in March 2011.
 const rfcHs256 =

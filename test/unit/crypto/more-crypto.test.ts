@@ -9,7 +9,7 @@ import { signJwt } from '#shared/crypto/jwt-sign.ts';
 import { type KeyPairInput, makeKeyPair } from '#shared/crypto/keypair.ts';
 import { passwordStrength } from '#shared/crypto/password-strength.ts';
 import { currentTotp, type TotpOptions, verifyTotp } from '#shared/crypto/totp.ts';
-import { ApiError } from '#shared/errors.ts';
+import { codeOf } from '../../support/http-error.ts';
 
 /**
  * /jwt-sign, /keypair, /totp, /totp-verify and /password-strength against independent references:
@@ -18,15 +18,6 @@ import { ApiError } from '#shared/errors.ts';
  */
 
 const run = promisify(execFile);
-
-const codeOf = async (work: () => unknown) => {
-  try {
-    await work();
-  } catch (error) {
-    return error instanceof ApiError ? error.code : `not an ApiError: ${String(error)}`;
-  }
-  return 'accepted';
-};
 
 /** PyJWT's reading of each token with its key (a secret, or a public PEM or JWK), in one run. */
 const pyjwtReader = `
