@@ -3,6 +3,7 @@ import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import type { SourceTiming } from '#shared/image/animation-frames.ts';
 import { decodeBmp, type Pixels } from '#shared/image/bmp.ts';
 import { animatedSources, type ImageInputFormat } from '#shared/image/formats.ts';
+import { openLenientGif } from '#shared/image/gif-lenient.ts';
 import { type ImageHeader, readHeader } from '#shared/image/header.ts';
 import { decodeHeicImage } from '#shared/image/heic.ts';
 import { largestIcon } from '#shared/image/ico.ts';
@@ -39,6 +40,11 @@ export interface OpenedImage {
    * were decoded before the pipeline (BMP, ICO, HEIC): there the pipeline reads no file.
    */
   decodeSource?: () => Promise<unknown>;
+  /**
+   * A GIF read again as browsers read it, for when libvips refuses a damaged frame (render-failure.ts):
+   * the same frames kept, decoded leniently. Absent for other formats.
+   */
+  reopenLeniently?: () => Promise<OpenedImage>;
 }
 
 const SVG_DPI = 72;
@@ -134,5 +140,6 @@ export async function openImage(
   };
   const image = sharp(input, inputOptions).autoOrient();
   const decodeSource = () => sharp(input, inputOptions).stats();
-  return { ...base, image, width, height, hasAlpha: meta?.hasAlpha === true, decodeSource };
+  const reopenLeniently = format === 'gif' ? () => openLenientGif(path, header, animated) : undefined;
+  return { ...base, image, width, height, hasAlpha: meta?.hasAlpha === true, decodeSource, reopenLeniently };
 }

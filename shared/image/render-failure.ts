@@ -28,8 +28,12 @@ export async function mapRenderFailure(
 }
 
 /**
- * Runs `write` over an opened image, failures mapped as above. Answers the image that was written,
- * with what `write` answered.
+ * Runs `write` over an opened image, failures mapped as above. A GIF whose source libvips cannot
+ * decode (libnsgif stops at a frame's first bad LZW code, "gifload: Invalid frame data", and takes
+ * every later frame with it) is opened again leniently and written from there, keeping its frames.
+ * The retry follows the mapped failure, not the words, for the words may be lost (see above); a GIF
+ * that even the lenient reader cannot read stays a 400. Answers the image that was written, with
+ * what `write` answered.
  */
 export async function writeOpened<T>(
   opened: OpenedImage,
@@ -38,6 +42,14 @@ export async function writeOpened<T>(
   try {
     return { written: opened, result: await write(opened) };
   } catch (error) {
-    return mapRenderFailure(error, opened.decodeSource);
+    const failure = await mapRenderFailure(error, opened.decodeSource).catch((mapped: unknown) => mapped);
+    const damaged = failure instanceof ApiError && failure.code === 'invalid_source_file';
+    if (!damaged || !opened.reopenLeniently) throw failure;
+  }
+  const lenient = await opened.reopenLeniently();
+  try {
+    return { written: lenient, result: await write(lenient) };
+  } catch (error) {
+    return mapRenderFailure(error);
   }
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redGreenBlueGifs } from '../corpus/damaged-gif.ts';
 import {
   bmpVariants,
   damagedPngs,
@@ -201,6 +202,24 @@ describe('real-world image inputs through the local gateway over real HTTP', () 
       ).toBe(97);
     }
   }, 300_000);
+
+  it('keeps all 3 frames of a GIF with one damaged frame (libvips refuses it) on convert to webp and on resize', async () => {
+    const { damaged } = await redGreenBlueGifs(scratch);
+    await expect(sharp(damaged, { animated: true }).png().toBuffer()).rejects.toThrow(/Invalid frame data/);
+    const url = sources.serve('/damaged/red-green-blue.gif', damaged);
+    const webp = await post('image-convert', { sourceUrl: url, outputFormat: 'webp', animated: true });
+    expect(webp.status, await webp.clone().text()).toBe(200);
+    const webpPath = join(scratch, 'damaged-converted.webp');
+    await writeFile(webpPath, Buffer.from(await webp.arrayBuffer()));
+    const { stdout: info } = await run('webpmux', ['-info', webpPath]);
+    expect(info).toMatch(/Canvas size: 64 x 48[\s\S]*Number of frames: 3\b/);
+    const resized = await post('image-resize', { sourceUrl: url, width: 32 });
+    expect(resized.status, await resized.clone().text()).toBe(200);
+    const gifPath = join(scratch, 'damaged-resized.gif');
+    await writeFile(gifPath, Buffer.from(await resized.arrayBuffer()));
+    const { stdout: frames } = await run('identify', ['-format', '%W %H\n', gifPath]);
+    expect(frames.trim().split('\n')).toEqual(['32 24', '32 24', '32 24']);
+  }, 180_000);
 
   it('answers 400 invalid_source_file naming 12-bit JPEG on convert and resize', async () => {
     const url = urlOf(twelveBitJpeg());
