@@ -31,7 +31,10 @@ export function frameImage(raw: RawFrames, index: number): Sharp {
   return sharp(data, { raw: { width: raw.width, height: raw.height, channels: raw.channels } });
 }
 
-/** A pipeline over every frame, an animation when there are several. */
+/**
+ * A pipeline over every frame, an animation when there are several. `pages: -1` with the page height:
+ * without it a resize of the stack is written as one frame.
+ */
 export function framesImage(raw: RawFrames): Sharp {
   return sharp(raw.data, {
     raw: {
@@ -40,6 +43,7 @@ export function framesImage(raw: RawFrames): Sharp {
       channels: raw.channels,
       ...(raw.frames > 1 ? { pageHeight: raw.height } : {}),
     },
+    ...(raw.frames > 1 ? { pages: -1 } : {}),
   });
 }
 

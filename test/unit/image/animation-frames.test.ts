@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '#shared/errors.ts';
 import { assertEveryFrameWritten, mergedRuns } from '#shared/image/animation-frames.ts';
+import { framesImage } from '#shared/image/frames.ts';
 
 describe('finding the source frames an animation encoder merged, from the durations it wrote', () => {
   it('reads a duration that sums several delays as that many frames', () => {
@@ -49,5 +50,25 @@ describe('holding a written animation to its source', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a stack of frames as one pipeline', () => {
+  it('stays an animation of all its frames through a resize', async () => {
+    const frames = ['#ff0000', '#00ff00', '#0000ff'].map((colour) =>
+      sharp({ create: { width: 40, height: 30, channels: 3, background: colour } })
+        .raw()
+        .toBuffer(),
+    );
+    const raw = {
+      data: Buffer.concat(await Promise.all(frames)),
+      width: 40,
+      height: 30,
+      channels: 3,
+      frames: 3,
+    } as const;
+    const written = await framesImage(raw).resize(20).gif().toBuffer();
+    const meta = await sharp(written, { animated: true }).metadata();
+    expect([meta.pages, meta.width, meta.pageHeight]).toEqual([3, 20, 15]);
   });
 });
