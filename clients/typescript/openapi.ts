@@ -9048,7 +9048,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "diff": "===================================================================\n--- original\n+++ modified\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n",
+                     *       "diff": "--- original\n+++ modified\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n",
                      *       "added": 1,
                      *       "removed": 1
                      *     }

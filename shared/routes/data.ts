@@ -79,7 +79,7 @@ export const textDiffRoute = defineRoute({
   response: textDiffResult,
   example: { original: 'one\ntwo\nthree\n', modified: 'one\n2\nthree\n' },
   responseExample: {
-    diff: '===================================================================\n--- original\n+++ modified\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n',
+    diff: '--- original\n+++ modified\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n',
     added: 1,
     removed: 1,
   },
