@@ -25,7 +25,6 @@ import sharp from 'sharp';
 import { stateDirOf, storedWebhookSecret } from '../infra/local/state.ts';
 import { stopOnSignals } from '../infra/local/stop-signals.ts';
 import { signBody } from '../shared/jobs/webhook.ts';
-import { qpdfPath } from '../shared/pdf/qpdf.ts';
 import { makeDocx } from '../test/support/office-documents.ts';
 import { referenceFfmpeg } from '../test/support/reference-tools.ts';
 
@@ -87,11 +86,22 @@ async function form(): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
-/** The sample paper encrypted (AES-256) by qpdf: user password "reader", owner password "owner-secret". */
-async function locked(paperPdf: Buffer, folder: string): Promise<Buffer> {
+/**
+ * The sample paper encrypted (AES-256) by qpdf: user password "reader", owner password
+ * "owner-secret". qpdf is the one of QPDF_PATH, else the one on the PATH; without it there is no
+ * locked.pdf, and the samples say so.
+ */
+async function locked(paperPdf: Buffer, folder: string): Promise<Buffer | undefined> {
   const [plain, encrypted] = [join(folder, 'paper.pdf'), join(folder, 'locked.pdf')];
   await writeFile(plain, paperPdf);
-  await promisify(execFile)(qpdfPath, ['--encrypt', 'reader', 'owner-secret', '256', '--', plain, encrypted]);
+  const qpdf = process.env.QPDF_PATH || 'qpdf';
+  try {
+    await promisify(execFile)(qpdf, ['--encrypt', 'reader', 'owner-secret', '256', '--', plain, encrypted]);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    process.stderr.write('locked.pdf is not served: qpdf is not installed (set QPDF_PATH to one).\n');
+    return undefined;
+  }
   return readFile(encrypted);
 }
 
@@ -128,7 +138,6 @@ const folder = await mkdtemp(join(tmpdir(), 'samples-'));
 const files: Record<string, { type: string; body: Buffer }> = {
   '/photo.jpg': { type: 'image/jpeg', body: await photo() },
   '/paper.pdf': { type: 'application/pdf', body: await paper('Sample paper', 8) },
-  '/locked.pdf': { type: 'application/pdf', body: await locked(await paper('Sample paper', 8), folder) },
   '/annex.pdf': { type: 'application/pdf', body: await paper('Annex', 2) },
   '/form.pdf': { type: 'application/pdf', body: await form() },
   '/clip.mp4': { type: 'video/mp4', body: await clip(folder) },
@@ -137,6 +146,8 @@ const files: Record<string, { type: string; body: Buffer }> = {
     body: makeDocx('Sample report\nRevenue grew by seven percent in the third quarter.'),
   },
 };
+const lockedPaper = await locked(files['/paper.pdf']!.body, folder);
+if (lockedPaper) files['/locked.pdf'] = { type: 'application/pdf', body: lockedPaper };
 await rm(folder, { recursive: true, force: true });
 
 /** A web page with a relative stylesheet and image, whose table only its script draws. */
