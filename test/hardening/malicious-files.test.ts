@@ -28,8 +28,8 @@ import {
 /**
  * Malicious and malformed files through the real handlers, served over loopback. Every specimen of
  * a format runs on the first route of each family (the route table's tag) that accepts the format,
- * and on a third of the family's other routes, spread so that each of those routes meets a third of
- * the specimens and each specimen a third of the routes: the routes of a family read their sources
+ * and on a quarter of the family's other routes, spread so that each of those routes meets a quarter
+ * of the specimens and each specimen a quarter of the routes: the routes of a family read their sources
  * with the same reader, and the whole matrix grew past the suite's time (the catalogue of GET
  * /formats says which route accepts what). Each answers within a bounded time, with a 4xx where the specimen must be refused, never
  * with a 5xx, never with a byte of the bait files, never by fetching the tracker URL, and leaves
@@ -225,14 +225,17 @@ describe('the corpus itself', () => {
   });
 });
 
-/** Of a family's routes that accept `format`, the first reads every specimen; each other a third. */
+/** Of a family's routes that accept `format`, the first reads every specimen; each other a quarter. */
 function specimensFor(route: RouteSpec, format: string): Specimen[] {
   const family = downloadingRoutes().filter(
     (each) => each.tag === route.tag && acceptedFormats(each).includes(format),
   );
   const place = family.indexOf(route);
   const specimens = corpus[format] ?? [];
-  return place === 0 ? specimens : specimens.filter((_, index) => (index + place) % 3 === 0);
+  if (place === 0) return specimens;
+  const share = specimens.filter((_, index) => (index + place) % 4 === 0);
+  // A format of few specimens still gives each route one.
+  return share.length > 0 ? share : specimens.slice(place % specimens.length, (place % specimens.length) + 1);
 }
 
 describe('malicious and malformed files through the routes that download', () => {
