@@ -10,6 +10,9 @@
  *                                 directly, without the gateway's emulation of API Gateway
  *   bare-text-server.ts data-middy  the data and crypto routes as bare middy handlers: the JSON body
  *                                 parser, each route's zod schema and its work (data-work.ts)
+ *
+ * Every mode makes a Lambda context a request, as Lambda does: a context's remaining time runs out
+ * a minute after it is made, and middy then ends the request.
  */
 
 import { createServer } from 'node:http';
@@ -48,12 +51,11 @@ function json(value: unknown): Answer {
 }
 
 function bareMiddy(): Record<string, (body: string) => Promise<Answer>> {
-  const context = lambdaContext();
   const route = (work: (body: unknown) => Answer) => {
     const handler = middy<APIGatewayProxyEvent, Answer>()
       .use(httpJsonBodyParser())
       .handler(async (event) => work(event.body));
-    return (body: string) => handler(apiEvent(body, { tier: 'enterprise' }), context);
+    return (body: string) => handler(apiEvent(body, { tier: 'enterprise' }), lambdaContext());
   };
   return {
     '/slugify': route((body) => {
@@ -74,7 +76,6 @@ function dataMiddy(): Record<string, (body: string) => Promise<Answer>> {
       const handler = middy<APIGatewayProxyEvent, Answer>()
         .use(httpJsonBodyParser())
         .handler(async (event) => json(await run(schema.parse(event.body))));
-      // A context a request: a Lambda context's remaining time runs out a minute after it is made.
       return [path, (body: string) => handler(apiEvent(body, { tier: 'enterprise' }), lambdaContext())];
     }),
   );
@@ -83,7 +84,6 @@ function dataMiddy(): Record<string, (body: string) => Promise<Answer>> {
 async function handlers(): Promise<Record<string, (body: string) => Promise<Answer>>> {
   installAwsLambdaGlobal();
   batchLogLines(); // as the gateway does
-  const context = lambdaContext();
   const routes: Record<string, (body: string) => Promise<Answer>> = {};
   for (const name of ['slugify', 'hash']) {
     const { handler } = (await import(`../../functions/${name}/handler.ts`)) as { handler: unknown };
@@ -91,7 +91,7 @@ async function handlers(): Promise<Record<string, (body: string) => Promise<Answ
       const result = await invokeHandler(
         handler,
         apiEvent(body, { tier: 'enterprise', path: `/${name}` }),
-        context,
+        lambdaContext(),
       );
       return { status: result.statusCode, headers: result.headers, body: result.body as Buffer };
     };

@@ -3,7 +3,7 @@ import { buildRequest } from './load-client.ts';
 import { formatMs, formatRatio, median, pairedRatio } from './measure.ts';
 import type { SectionResult } from './report.ts';
 import { BENCH_KEY } from './service.ts';
-import { CONNECTIONS, load, type Run, startBaseline, warm } from './text.ts';
+import { CONNECTIONS, interleavedRuns, startBaseline } from './text.ts';
 
 /**
  * The data and crypto routes (issue 35) through the local gateway against a bare middy handler
@@ -120,15 +120,7 @@ export async function benchDataTools(context: BenchContext): Promise<SectionResu
         gateway: buildRequest(path, body, { 'x-api-key': BENCH_KEY }),
         middy: buildRequest(path, body),
       };
-      await warm(gateway, requests.gateway);
-      await warm(middy, requests.middy);
-      const runs: { gateway: Run[]; middy: Run[] } = { gateway: [], middy: [] };
-      for (let round = 0; round < context.runs; round += 1) {
-        const order = round % 2 === 0 ? (['gateway', 'middy'] as const) : (['middy', 'gateway'] as const);
-        for (const name of order) {
-          runs[name].push(await load(name === 'gateway' ? gateway : middy, requests[name], seconds * 1000));
-        }
-      }
+      const runs = await interleavedRuns({ gateway, middy }, requests, context.runs, seconds * 1000);
       failures += runs.gateway.reduce((sum, run) => sum + run.failures, 0);
       const rates = (name: 'gateway' | 'middy') => runs[name].map((run) => run.requestsPerSecond);
       ratios[path] = pairedRatio(rates('gateway'), rates('middy'));

@@ -58,7 +58,7 @@ export async function startBaseline(
   };
 }
 
-export interface Run extends LoadResult {
+interface Run extends LoadResult {
   /** Server CPU time per answered request, in microseconds. */
   cpuMicros: number;
   /** CPU time of the server's child processes (the gateway's workers) per answered request. */
@@ -77,11 +77,7 @@ async function childCpu(pid: number): Promise<Map<number, number>> {
   return times;
 }
 
-export async function load(
-  server: Pick<Server, 'port' | 'pid'>,
-  request: Buffer,
-  durationMs: number,
-): Promise<Run> {
+async function load(server: Pick<Server, 'port' | 'pid'>, request: Buffer, durationMs: number): Promise<Run> {
   const before = await cpuTimeMs(server.pid);
   const childrenBefore = await childCpu(server.pid);
   const result = await hammer({ port: server.port, request, connections: CONNECTIONS, durationMs });
@@ -97,7 +93,7 @@ export async function load(
  * rate still doubles for several seconds after the first (measured: 0.6k, 1.6k, 2.1k requests/s in
  * the first three 2 s runs, then flat), so a short warm-up measured their start, not their pace.
  */
-export async function warm(server: Pick<Server, 'port' | 'pid'>, request: Buffer): Promise<void> {
+async function warm(server: Pick<Server, 'port' | 'pid'>, request: Buffer): Promise<void> {
   let previous = 0;
   for (let second = 0; second < 12; second += 1) {
     const { requestsPerSecond } = await hammer({
@@ -109,6 +105,28 @@ export async function warm(server: Pick<Server, 'port' | 'pid'>, request: Buffer
     if (second >= 2 && requestsPerSecond < previous * 1.1) return;
     previous = Math.max(previous, requestsPerSecond);
   }
+}
+
+/**
+ * Each server warmed (handlers loaded, JIT settled), then `rounds` runs of each, the servers taking
+ * turns in an order that rotates every round, so that a drift of the machine weighs on all alike.
+ */
+export async function interleavedRuns<Name extends string>(
+  servers: Record<Name, Pick<Server, 'port' | 'pid'>>,
+  requests: Record<Name, Buffer>,
+  rounds: number,
+  durationMs: number,
+): Promise<Record<Name, Run[]>> {
+  const names = Object.keys(servers) as Name[];
+  for (const name of names) await warm(servers[name], requests[name]);
+  const runs = Object.fromEntries(names.map((name) => [name, [] as Run[]])) as Record<Name, Run[]>;
+  for (let round = 0; round < rounds; round += 1) {
+    for (let turn = 0; turn < names.length; turn += 1) {
+      const name = names[(round + turn) % names.length]!;
+      runs[name].push(await load(servers[name], requests[name], durationMs));
+    }
+  }
+  return runs;
 }
 
 export async function benchText(context: BenchContext): Promise<SectionResult> {
@@ -138,15 +156,7 @@ export async function benchText(context: BenchContext): Promise<SectionResult> {
         bare: buildRequest(path, body),
       };
       const names = ['gateway', 'handler', 'middy', 'bare'] as const;
-      const runs: Record<(typeof names)[number], Run[]> = { gateway: [], handler: [], middy: [], bare: [] };
-      // Warm-up: handlers loaded, JIT settled.
-      for (const name of names) await warm(servers[name], requests[name]);
-      for (let round = 0; round < context.runs; round += 1) {
-        for (let turn = 0; turn < names.length; turn += 1) {
-          const name = names[(round + turn) % names.length]!;
-          runs[name].push(await load(servers[name], requests[name], seconds * 1000));
-        }
-      }
+      const runs = await interleavedRuns(servers, requests, context.runs, seconds * 1000);
       failures += runs.gateway.reduce((sum, run) => sum + run.failures, 0);
       const rates = (name: (typeof names)[number]) => runs[name].map((run) => run.requestsPerSecond);
       const ratio = pairedRatio(rates('gateway'), rates('bare'));
