@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { decompressFrame, type ParsedFrame, type ParsedGif, parseGIF } from 'gifuct-js';
-import sharp from 'sharp';
 import { ApiError } from '#shared/errors.ts';
 import type { OpenedImage } from '#shared/image/decode.ts';
+import { framesImage } from '#shared/image/frames.ts';
 import { endAtUndefinedCode } from '#shared/image/gif-lzw-guard.ts';
 import type { ImageHeader } from '#shared/image/header.ts';
 import { assertDecodable } from '#shared/image/limits.ts';
@@ -46,7 +46,8 @@ function draw(canvas: Uint8Array, width: number, height: number, frame: ParsedFr
     for (let x = Math.max(0, left); x < Math.min(width, left + w); x += 1) {
       const from = ((y - top) * w + (x - left)) * 4;
       if (frame.patch[from + 3] === 0) continue;
-      canvas.set(frame.patch.subarray(from, from + 4), (y * width + x) * 4);
+      const to = (y * width + x) * 4;
+      for (let byte = 0; byte < 4; byte += 1) canvas[to + byte] = frame.patch[from + byte]!;
     }
   }
 }
@@ -63,6 +64,23 @@ function clear(
   if (right <= left) return;
   for (let y = Math.max(0, dims.top); y < Math.min(height, dims.top + dims.height); y += 1) {
     canvas.fill(0, (y * width + left) * 4, (y * width + right) * 4);
+  }
+}
+
+/**
+ * One frame decoded as far as its data goes, the LZW codes guarded first (gif-lzw-guard.ts). What
+ * the decoder still cannot read is the source's fault: 400, never a failure of ours.
+ */
+function decodeFrame(frame: ImageFrame, gif: ParsedGif): ParsedFrame {
+  const { minCodeSize, blocks } = frame.image.data;
+  // Typed as number[], the data is a Uint8Array from gifuct-js's parser; its decoder only indexes it.
+  const safe = endAtUndefinedCode(minCodeSize, blocks) as number[];
+  const guarded = { ...frame, image: { ...frame.image, data: { minCodeSize, blocks: safe } } };
+  try {
+    return decompressFrame(guarded, gif.gct, true);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError('invalid_source_file', damagedImage, { cause: error });
   }
 }
 
@@ -94,11 +112,7 @@ export async function openLenientGif(
   const data = Buffer.alloc(canvasBytes * frames.length);
   const canvas = new Uint8Array(canvasBytes);
   for (const [index, frame] of frames.entries()) {
-    const { minCodeSize, blocks } = frame.image.data;
-    // Typed as number[], the data is a Uint8Array from gifuct-js's parser; its decoder only indexes it.
-    const safe = endAtUndefinedCode(minCodeSize, blocks) as number[];
-    const guarded = { ...frame, image: { ...frame.image, data: { minCodeSize, blocks: safe } } };
-    const decoded = decompressFrame(guarded, gif.gct, true);
+    const decoded = decodeFrame(frame, gif);
     const before = decoded.disposalType === RESTORE_PREVIOUS ? canvas.slice() : undefined;
     draw(canvas, width, height, decoded);
     data.set(canvas, index * canvasBytes);
@@ -108,11 +122,7 @@ export async function openLenientGif(
 
   let hasAlpha = false;
   for (let alpha = 3; alpha < data.length && !hasAlpha; alpha += 4) hasAlpha = data[alpha] !== 255;
-  const image = sharp(data, {
-    raw: { width, height: height * frames.length, channels: 4, pageHeight: height },
-    // Every page of the stack is a frame to resize and write: without it a resize makes one page of them.
-    pages: -1,
-  });
+  const image = framesImage({ data, width, height, channels: 4, frames: frames.length });
   // A frame without a graphic control extension has no delay (gifuct-js would make it 100 ms).
   const delays = frames.map((frame) => (frame.gce ? frame.gce.delay * 10 : 0));
   return {
