@@ -28,12 +28,6 @@ const failureOf = (work: () => unknown) => {
   return { code: 'accepted', message: '' };
 };
 
-const elapsedMs = (work: () => unknown) => {
-  const start = performance.now();
-  work();
-  return performance.now() - start;
-};
-
 describe('text-diff, read back by GNU patch', () => {
   let dir = '';
   beforeAll(async () => {
@@ -112,20 +106,17 @@ describe('text-diff, read back by GNU patch', () => {
     expect(json('char', 'kitten', 'sitting')).toMatchObject({ added: 3, removed: 2 });
   });
 
-  it('two 1 MiB texts with nothing in common: a correct diff within a second or two', async () => {
+  // Without the search's bounds, Myers' algorithm takes minutes here: past the test's time.
+  it('two 1 MiB texts with nothing in common: a correct diff, the search cut at its bounds', async () => {
     const original = lines(32 * 1024, (i) => `old ${i.toString(36).padStart(27, 'o')}`);
     const modified = lines(32 * 1024, (i) => `new ${i.toString(36).padStart(27, 'n')}`);
     expect(original.length).toBeGreaterThanOrEqual(1024 * 1024);
-    let result = { diff: '', added: 0, removed: 0 };
-    const took = elapsedMs(() => {
-      result = unified(original, modified);
-    });
-    expect(took).toBeLessThan(2500);
+    const result = unified(original, modified);
     expect(result).toMatchObject({ added: 32 * 1024, removed: 32 * 1024 });
     expect(await patched('disjoint', original, result.diff)).toBe(modified);
     const asJson = diffTexts({ original, modified, granularity: 'char', format: 'json', context: 3 });
     expect(asJson).toMatchObject({ added: modified.length, removed: original.length });
-  }, 30_000);
+  }, 15_000);
 });
 
 describe('json-validate, by the rules of each dialect', () => {
@@ -201,26 +192,20 @@ describe('json-validate, by the rules of each dialect', () => {
   });
 
   it('a catastrophic pattern runs in linear time; lookaround is refused as it compiles', () => {
+    // On a backtracking engine this takes years; past the validation's 1 s bound it would answer
+    // invalid_input, not a verdict.
     const schema = { type: 'string', pattern: '^(a+)+$' };
-    const text = `${'a'.repeat(50_000)}!`;
-    let valid = true;
-    expect(
-      elapsedMs(() => {
-        valid = verdict(text, schema);
-      }),
-    ).toBeLessThan(1000);
-    expect(valid).toBe(false);
+    expect(verdict(`${'a'.repeat(50_000)}!`, schema)).toBe(false);
+    expect(verdict('a'.repeat(50_000), schema)).toBe(true);
     expect(failureOf(() => validateJson('x', { pattern: '(?=a)a' })).message).toMatch(/linear time/);
   });
 
-  it('uniqueItems over a long array ends within its time bound', () => {
-    const data = Array.from({ length: 20_000 }, (_, index) => ({ index: index % 19_999, tags: [index] }));
-    const outcome = { code: '' };
-    const took = elapsedMs(() => {
-      outcome.code = failureOf(() => validateJson(data, { uniqueItems: true })).code;
+  it('uniqueItems over a long array of distinct objects (quadratic) is stopped at its time bound', () => {
+    const data = Array.from({ length: 60_000 }, (_, index) => ({ index, tags: [index] }));
+    expect(failureOf(() => validateJson(data, { uniqueItems: true }))).toEqual({
+      code: 'invalid_input',
+      message: 'Validation took longer than 1 s: the schema makes too much work of this data.',
     });
-    expect(took).toBeLessThan(2500);
-    expect(['accepted', 'invalid_input']).toContain(outcome.code);
   });
 
   it('data and schemas nested 10 000 deep are refused before the validator recurses', () => {
