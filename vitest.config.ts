@@ -20,7 +20,7 @@ export default defineConfig({
     pool: 'forks',
     // Two files at a time, one a core: three were measured no faster (745 s against 647 s of tests)
     // and made timing-sensitive waits in the tests lose their races.
-    maxWorkers: 3,
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     env: {
