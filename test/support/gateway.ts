@@ -26,7 +26,7 @@ export const SHARED_GATEWAY_SETTINGS = {
   SOURCE_ALLOW_PRIVATE: 'true',
   // Files come back to the same functions minutes apart: more workers stay warm, and longer, so
   // that the run pays each function's cold start about once.
-  LOCAL_WARM_WORKERS: '24',
+  LOCAL_WARM_WORKERS: '64',
   LOCAL_IDLE_SECONDS: '900',
   API_KEYS: `${SHARED_KEYS.enterprise}:enterprise:1000000,${SHARED_KEYS.pro}:pro,${SHARED_KEYS.free}:free`,
 };
